@@ -1,0 +1,43 @@
+"""dlnumba: a DLPack-native array API namespace whose kernels are compiled by Numba.
+
+``import dlnumba as xp`` gives arrays over raw memory that trade that memory, zero-copy, with
+NumPy, PyTorch, JAX and every other DLPack library.
+"""
+
+import math
+
+from ._array_object import ndarray
+from ._creation_functions import (
+    arange, asarray, empty, empty_like, from_dlpack, full, full_like, ones, ones_like, to_dlpack,
+    zeros, zeros_like,
+)
+from ._devices import Device
+from ._dtypes import (
+    bfloat16, bool, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
+    uint8, uint16, uint32, uint64,
+)
+from ._info import __array_namespace_info__
+
+__version__ = "0.1.0"
+__array_api_version__ = "2025.12"
+
+# constants
+e = math.e
+inf = math.inf
+nan = math.nan
+newaxis = None
+pi = math.pi
+
+__all__ = [
+    "__array_api_version__", "__array_namespace_info__", "ndarray", "Device",
+    # constants
+    "e", "inf", "nan", "newaxis", "pi",
+    # data types
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+    # creation functions
+    "arange", "asarray", "empty", "empty_like", "from_dlpack", "full", "full_like", "ones",
+    "ones_like", "zeros", "zeros_like",
+    # DLPack, legacy interface
+    "to_dlpack",
+]

@@ -1,0 +1,249 @@
+"""The ndarray: a view of raw memory (address, shape, strides, dtype, device, owner, read-only)."""
+
+import numpy as np
+
+from . import _dlpack
+from ._devices import CPU, as_device
+from ._dtypes import bfloat16
+from ._layout import broadcast_strides, c_strides, size_of, view_of
+from ._memory import allocate_host, numpy_view
+from .kernels import cast_into, copy_strided
+from .kernels.cast import bfloat16_bits_to_float32, float32_to_bfloat16_bits
+
+_SCALAR_KINDS = {
+    bool: ("bool",),
+    int: ("signed integer", "unsigned integer", "real floating", "complex floating"),
+    float: ("real floating", "complex floating"),
+    complex: ("complex floating",),
+}
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+
+
+class ndarray:
+    """An array API array over raw memory.
+
+    Arrays are made by the creation functions (``asarray``, ``empty``, ...) and by
+    ``from_dlpack``, never by calling this class. Strides are in elements.
+    """
+
+    __slots__ = ("_address", "_shape", "_strides", "_dtype", "_device", "_owner", "_readonly",
+                 "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("dlnumba.ndarray cannot be constructed directly; use dlnumba.asarray, "
+                        "dlnumba.empty or dlnumba.from_dlpack")
+
+    @classmethod
+    def _new(cls, address, shape, strides, dtype, device, owner, readonly):
+        """Wrap memory: ``address`` of element ``(0, ..., 0)``, kept alive by ``owner``."""
+        self = object.__new__(cls)
+        self._address = address
+        self._shape = shape
+        self._strides = strides
+        self._dtype = dtype
+        self._device = device
+        self._owner = owner
+        self._readonly = readonly
+        return self
+
+    @classmethod
+    def _empty(cls, shape, dtype, device=CPU, zero=False):
+        """A new C-contiguous array on ``device``; its memory is uninitialised unless ``zero``."""
+        _require_host(device)
+        address, owner = allocate_host(size_of(shape) * dtype.itemsize, zero)
+        return cls._new(address, shape, c_strides(shape), dtype, device, owner, False)
+
+    # ---- attributes ----
+
+    @property
+    def dtype(self):
+        """The data type of the elements."""
+        return self._dtype
+
+    @property
+    def device(self):
+        """The device that holds the memory."""
+        return self._device
+
+    @property
+    def ndim(self):
+        """The number of dimensions."""
+        return len(self._shape)
+
+    @property
+    def shape(self):
+        """The size of each dimension."""
+        return self._shape
+
+    @property
+    def size(self):
+        """The number of elements."""
+        return size_of(self._shape)
+
+    @property
+    def T(self):
+        """The transpose of a 2-D array (a view)."""
+        if len(self._shape) != 2:
+            raise ValueError(f"x.T requires a 2-D array, not {len(self._shape)}-D; "
+                             "use x.mT or permute_dims for other ranks")
+        return self._view(0, self._shape[::-1], self._strides[::-1])
+
+    @property
+    def mT(self):
+        """The transpose of the last two dimensions (a view)."""
+        if len(self._shape) < 2:
+            raise ValueError(f"x.mT requires at least 2 dimensions, not {len(self._shape)}")
+        swap = lambda t: t[:-2] + (t[-1], t[-2])
+        return self._view(0, swap(self._shape), swap(self._strides))
+
+    def __array_namespace__(self, /, *, api_version=None):
+        """Return the ``dlnumba`` namespace."""
+        if api_version is not None and api_version not in _API_VERSIONS:
+            raise ValueError(f"api_version {api_version!r} is not supported; "
+                             f"expected one of {', '.join(_API_VERSIONS)} or None")
+        import dlnumba
+        return dlnumba
+
+    # ---- devices and DLPack ----
+
+    def to_device(self, device, /, *, stream=None):
+        """Return this array on ``device``: itself when it is there already, else a copy."""
+        device = as_device(device)
+        if device != self._device:
+            _require_host(device)
+        return self
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export as a DLPack capsule (versioned when ``max_version`` is 1.x or later)."""
+        return _dlpack.export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        """The ``(DLDeviceType, device_id)`` of the memory."""
+        return self._device.dlpack
+
+    # ---- views and copies ----
+
+    def _view(self, offset, shape, strides):
+        return ndarray._new(self._address + offset * self._dtype.itemsize, shape, strides,
+                            self._dtype, self._device, self._owner, self._readonly)
+
+    def _numpy(self):
+        """A NumPy view of the memory; bfloat16 shows as its uint16 bits."""
+        _require_host(self._device)
+        return numpy_view(self._address, self._shape, self._strides, self._dtype.storage,
+                          self._readonly, self)
+
+    def _values(self):
+        """A NumPy array of the values, for printing and conversion (bfloat16 as float32)."""
+        view = self._numpy()
+        return bfloat16_bits_to_float32(view) if self._dtype is bfloat16 else view
+
+    def _copy(self, dtype=None):
+        """A new C-contiguous array with this array's values, cast to ``dtype`` if given."""
+        result = ndarray._empty(self._shape, dtype or self._dtype, self._device)
+        result._assign(self)
+        return result
+
+    def _assign(self, source):
+        """Write ``source`` (an ndarray broadcastable to this shape) into this array."""
+        strides = broadcast_strides(source._shape, source._strides, self._shape)
+        if source._dtype is self._dtype:
+            size = self._dtype.itemsize
+            copy_strided(source._address, [s * size for s in strides], self._address,
+                         [s * size for s in self._strides], self._shape, size)
+        else:
+            src = ndarray._new(source._address, self._shape, strides, source._dtype,
+                               source._device, source, True)
+            cast_into(self._numpy(), src._numpy(), self._dtype is bfloat16, src._dtype is bfloat16)
+
+    def _fill(self, value):
+        """Write the Python scalar ``value`` to every element."""
+        if self._dtype is bfloat16:
+            encoded = float32_to_bfloat16_bits(np.float32(value))
+        else:
+            encoded = np.array(value, dtype=self._dtype.storage)
+        source = ndarray._new(encoded.__array_interface__["data"][0], (), (), self._dtype,
+                              self._device, encoded, True)
+        self._assign(source)
+
+    def __getitem__(self, key):
+        offset, shape, strides = view_of(key, self._shape, self._strides)
+        return self._view(offset, shape, strides)
+
+    def __setitem__(self, key, value):
+        if self._readonly:
+            raise ValueError("assignment destination is read-only")
+        target = self[key]
+        if type(value) in _SCALAR_KINDS:
+            check_scalar_kind(value, self._dtype)
+            target._fill(value)
+            return
+        if not isinstance(value, ndarray):
+            from ._creation_functions import asarray
+            value = asarray(value, dtype=None if hasattr(value, "__dlpack__") else self._dtype)
+        target._assign(value)
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self._shape[0]))
+
+    # ---- Python scalars from 0-d arrays ----
+
+    def _scalar(self, operation):
+        if self._shape:
+            raise TypeError(f"{operation}() is only allowed on 0-d arrays, not shape {self._shape}")
+        return self._values().item()
+
+    def __bool__(self):
+        return bool(self._scalar("bool"))
+
+    def __complex__(self):
+        return complex(self._scalar("complex"))
+
+    def __float__(self):
+        if self._dtype.kind == "complex floating":
+            raise TypeError(f"float() of a {self._dtype} array; use real() or abs() first")
+        return float(self._scalar("float"))
+
+    def __int__(self):
+        if self._dtype.kind == "complex floating":
+            raise TypeError(f"int() of a {self._dtype} array; use real() first")
+        return int(self._scalar("int"))
+
+    def __index__(self):
+        if self._dtype.kind not in ("signed integer", "unsigned integer"):
+            raise TypeError(f"only integer arrays can be used as an index, not {self._dtype}")
+        return int(self._scalar("index"))
+
+    def __repr__(self):
+        prefix = "ndarray("
+        values = self._values()
+        text = prefix + np.array2string(values, separator=", ", prefix=prefix)
+        if values.size == 0 and values.ndim != 1:
+            text += f", shape={self._shape}"
+        text += f", dtype={self._dtype}"
+        if self._device != CPU:
+            text += f", device='{self._device}'"
+        return text + ")"
+
+
+def check_scalar_kind(value, dtype):
+    """Check that a Python scalar may be stored in ``dtype`` (the array API's scalar rules).
+
+    Raises
+    ------
+    TypeError
+        For bool with a numeric dtype, int with bool, float with an integer dtype or bool,
+        complex with a real dtype.
+    """
+    if dtype.kind not in _SCALAR_KINDS[type(value)]:
+        raise TypeError(f"a Python {type(value).__name__} ({value!r}) cannot be stored in a "
+                        f"{dtype} array")
+
+
+def _require_host(device):
+    if device != CPU:
+        raise ValueError(f"device {device} is not available: this build of dlnumba has only the "
+                         "CPU backend")
+

@@ -1,0 +1,254 @@
+"""Creation functions: asarray, from_dlpack, empty, zeros, ones, full, arange and the *_like forms."""
+
+import operator
+
+import numpy as np
+
+from . import _dlpack
+from ._array_object import check_scalar_kind, ndarray
+from ._capi import CapsuleType
+from ._devices import CPU, as_device
+from ._dtypes import as_dtype, bfloat16, bool as bool_, complex128, float64, \
+    from_numpy_dtype, int64
+from ._layout import MAX_NDIM
+from .kernels.cast import float32_to_bfloat16_bits
+
+_DEFAULT_DTYPE = {bool: bool_, int: int64, float: float64, complex: complex128}
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """Import an array from any DLPack producer, zero-copy when possible.
+
+    Parameters
+    ----------
+    x : object
+        An object with ``__dlpack__`` (and ``__dlpack_device__``), or a DLPack PyCapsule, legacy
+        (``dltensor``) or versioned (``dltensor_versioned``), as ``to_dlpack`` functions make.
+        A capsule is renamed ``used_...`` once consumed.
+    device : Device, str or tuple, optional
+        Where the result lives; another device than the data's means a copy.
+    copy : bool, optional
+        True: always copy. False: never copy (BufferError if one is needed). None: copy only
+        if needed.
+
+    Returns
+    -------
+    ndarray
+        Shares memory with ``x`` unless a copy was made. Memory from a legacy capsule is
+        writable; from a versioned one it is read-only when the producer set READ_ONLY.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is neither a DLPack producer nor a capsule.
+    BufferError
+        If the capsule was consumed already, its tensor is invalid or unsupported, or
+        ``copy=False`` and a copy is needed.
+    """
+    target = None if device is None else as_device(device)
+    if type(x) is CapsuleType:
+        capsule = x
+    else:
+        dl_device = None if target is None else target.dlpack
+        capsule = _dlpack.request_capsule(x, dl_device, copy)
+    fields, copied = _dlpack.import_capsule(capsule)
+    array = ndarray._new(*fields)
+    if target is not None and target != array.device:
+        if copy is False:
+            raise BufferError(f"the data is on {array.device}, not {target}: a copy is needed "
+                              "but copy=False")
+        return array.to_device(target)
+    if copy and not copied:
+        return array._copy()
+    return array
+
+
+def to_dlpack(x, /):
+    """Export ``x`` as a legacy ``dltensor`` capsule, as ``torch.utils.dlpack.to_dlpack`` does.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a dlnumba array.
+    BufferError
+        If ``x`` is read-only (a legacy capsule cannot say so).
+    """
+    if not isinstance(x, ndarray):
+        raise TypeError(f"to_dlpack expects a dlnumba.ndarray, not {type(x).__name__}")
+    return x.__dlpack__()
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None):
+    """Convert ``obj`` to an array.
+
+    Parameters
+    ----------
+    obj : ndarray, DLPack producer, Python scalar, nested sequence or buffer
+        NumPy arrays, PyTorch and JAX tensors arrive through DLPack.
+    dtype : DType, optional
+        Default: the input's dtype; for Python data, bool, int64, float64 or complex128.
+    device : Device, str or tuple, optional
+    copy : bool, optional
+        True: always copy. False: never copy (ValueError if one is needed). None: copy only
+        if needed.
+
+    Raises
+    ------
+    ValueError
+        If ``copy=False`` and a copy is needed.
+    TypeError
+        For a dtype or object dlnumba does not know.
+    """
+    dtype = None if dtype is None else as_dtype(dtype)
+    target = None if device is None else as_device(device)
+    if isinstance(obj, ndarray):
+        array, fresh = obj, False
+    elif hasattr(obj, "__dlpack__"):
+        array = from_dlpack(obj, copy=False if copy is False else None)
+        fresh = False
+    elif _is_python_data(obj):
+        if copy is False:
+            raise ValueError("asarray(copy=False) cannot wrap Python data without a copy")
+        array, fresh = _from_python(obj, dtype), True
+    else:
+        try:
+            buffer = memoryview(obj)
+        except TypeError:
+            raise TypeError(f"asarray cannot convert {type(obj).__name__}; expected an array, "
+                            "a DLPack producer, a Python scalar, a nested sequence or a buffer"
+                            ) from None
+        array, fresh = from_dlpack(np.asarray(buffer)), False
+    if dtype is not None and dtype is not array.dtype:
+        if copy is False:
+            raise ValueError(f"asarray(copy=False) cannot convert {array.dtype} to {dtype} "
+                             "without a copy")
+        array, fresh = array._copy(dtype), True
+    if target is not None and target != array.device:
+        if copy is False:
+            raise ValueError(f"asarray(copy=False) cannot move data from {array.device} to "
+                             f"{target} without a copy")
+        array, fresh = array.to_device(target), True
+    if copy and not fresh:
+        array = array._copy()
+    return array
+
+
+def _is_python_data(obj):
+    return type(obj) in _DEFAULT_DTYPE or isinstance(obj, (list, tuple))
+
+
+def _from_python(obj, dtype):
+    values = np.asarray(obj, dtype=np.float32 if dtype is bfloat16 else
+                        None if dtype is None else dtype.storage)
+    if values.dtype == object:
+        raise TypeError(f"cannot make an array from {obj!r}: the values are not all numbers, "
+                        "or an integer exceeds 64 bits, or the sequence is ragged")
+    if dtype is bfloat16:
+        values = float32_to_bfloat16_bits(values)
+    source = ndarray._new(values.__array_interface__["data"][0], values.shape,
+                          tuple(s // values.itemsize for s in values.strides),
+                          dtype or from_numpy_dtype(values.dtype), CPU, values, True)
+    return source._copy()
+
+
+def _as_shape(shape):
+    if isinstance(shape, int) or hasattr(type(shape), "__index__"):
+        shape = (shape,)
+    try:
+        shape = tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, not {shape!r}") from None
+    if any(n < 0 for n in shape) or len(shape) > MAX_NDIM:
+        raise ValueError(f"shape {shape} must have non-negative sizes and at most {MAX_NDIM} "
+                         "dimensions")
+    return shape
+
+
+def _creation_args(dtype, device, default=float64):
+    return (default if dtype is None else as_dtype(dtype),
+            CPU if device is None else as_device(device))
+
+
+def empty(shape, *, dtype=None, device=None):
+    """A new array of ``shape`` whose values are not initialised (default dtype float64)."""
+    dtype, device = _creation_args(dtype, device)
+    return ndarray._empty(_as_shape(shape), dtype, device)
+
+
+def zeros(shape, *, dtype=None, device=None):
+    """A new array of ``shape`` filled with zeros (default dtype float64)."""
+    dtype, device = _creation_args(dtype, device)
+    return ndarray._empty(_as_shape(shape), dtype, device, zero=True)
+
+
+def ones(shape, *, dtype=None, device=None):
+    """A new array of ``shape`` filled with ones (default dtype float64)."""
+    dtype, device = _creation_args(dtype, device)
+    array = ndarray._empty(_as_shape(shape), dtype, device)
+    array._fill(1)
+    return array
+
+
+def full(shape, fill_value, *, dtype=None, device=None):
+    """A new array of ``shape`` filled with ``fill_value`` (default dtype from its type).
+
+    Raises
+    ------
+    TypeError
+        If ``fill_value`` is not a Python scalar, or is of a kind ``dtype`` cannot hold.
+    """
+    if type(fill_value) not in _DEFAULT_DTYPE:
+        raise TypeError(f"fill_value must be a bool, int, float or complex, not {fill_value!r}")
+    dtype, device = _creation_args(dtype, device, _DEFAULT_DTYPE[type(fill_value)])
+    check_scalar_kind(fill_value, dtype)
+    array = ndarray._empty(_as_shape(shape), dtype, device)
+    array._fill(fill_value)
+    return array
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+    """Evenly spaced values in ``[start, stop)``, as the array API defines ``arange``."""
+    if stop is None:
+        start, stop = 0, start
+    for name, value in (("start", start), ("stop", stop), ("step", step)):
+        if type(value) not in (int, float):
+            raise TypeError(f"arange {name} must be an int or a float, not {value!r}")
+    if step == 0:
+        raise ValueError("arange step must not be zero")
+    default = int64 if all(type(v) is int for v in (start, stop, step)) else float64
+    dtype, device = _creation_args(dtype, device, default)
+    if dtype.kind not in ("signed integer", "unsigned integer", "real floating"):
+        raise TypeError(f"arange makes real numbers; dtype {dtype} is not a real numeric dtype")
+    values = np.arange(start, stop, step, dtype=np.float32 if dtype is bfloat16 else dtype.storage)
+    return _from_python(values, dtype)
+
+
+def empty_like(x, /, *, dtype=None, device=None):
+    """A new uninitialised array with the shape of ``x`` (and its dtype and device by default)."""
+    dtype, device = _like_args(x, dtype, device)
+    return ndarray._empty(x.shape, dtype, device)
+
+
+def zeros_like(x, /, *, dtype=None, device=None):
+    """Zeros with the shape of ``x`` (and its dtype and device by default)."""
+    dtype, device = _like_args(x, dtype, device)
+    return ndarray._empty(x.shape, dtype, device, zero=True)
+
+
+def ones_like(x, /, *, dtype=None, device=None):
+    """Ones with the shape of ``x`` (and its dtype and device by default)."""
+    dtype, device = _like_args(x, dtype, device)
+    return ones(x.shape, dtype=dtype, device=device)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None):
+    """``fill_value`` with the shape of ``x`` (and its dtype and device by default)."""
+    dtype, device = _like_args(x, dtype, device)
+    return full(x.shape, fill_value, dtype=dtype, device=device)
+
+
+def _like_args(x, dtype, device):
+    if not isinstance(x, ndarray):
+        raise TypeError(f"expected a dlnumba.ndarray, not {type(x).__name__}")
+    return (x.dtype if dtype is None else as_dtype(dtype),
+            x.device if device is None else as_device(device))

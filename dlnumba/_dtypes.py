@@ -1,0 +1,116 @@
+"""The dtype table: one row per dtype, linking its name, DLPack code and NumPy storage."""
+
+import numpy as np
+
+__all__ = [
+    "DType", "DTYPES", "from_dlpack_code", "from_numpy_dtype",
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+]
+
+_builtin_bool = bool
+
+# DLPack DLDataTypeCode values.
+DL_INT, DL_UINT, DL_FLOAT, DL_BFLOAT, DL_COMPLEX, DL_BOOL = 0, 1, 2, 4, 5, 6
+
+
+class DType:
+    """An array data type.
+
+    Attributes
+    ----------
+    name : str
+        The array API name, e.g. ``"float32"``.
+    kind : str
+        The array API kind: ``"bool"``, ``"signed integer"``, ``"unsigned integer"``,
+        ``"real floating"`` or ``"complex floating"``.
+    itemsize : int
+        Bytes per element.
+    dlpack : tuple of int
+        The DLPack ``(code, bits, lanes)``.
+    storage : numpy.dtype
+        The NumPy dtype with the same bytes. bfloat16, which NumPy lacks, is stored as uint16.
+    """
+
+    __slots__ = ("name", "kind", "itemsize", "dlpack", "storage")
+
+    def __init__(self, name, kind, code, bits, storage):
+        self.name = name
+        self.kind = kind
+        self.itemsize = bits // 8
+        self.dlpack = (code, bits, 1)
+        self.storage = np.dtype(storage)
+
+    def __repr__(self):
+        return f"dlnumba.{self.name}"
+
+    def __str__(self):
+        return self.name
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self.name,))
+
+
+bool = DType("bool", "bool", DL_BOOL, 8, np.bool_)
+int8 = DType("int8", "signed integer", DL_INT, 8, np.int8)
+int16 = DType("int16", "signed integer", DL_INT, 16, np.int16)
+int32 = DType("int32", "signed integer", DL_INT, 32, np.int32)
+int64 = DType("int64", "signed integer", DL_INT, 64, np.int64)
+uint8 = DType("uint8", "unsigned integer", DL_UINT, 8, np.uint8)
+uint16 = DType("uint16", "unsigned integer", DL_UINT, 16, np.uint16)
+uint32 = DType("uint32", "unsigned integer", DL_UINT, 32, np.uint32)
+uint64 = DType("uint64", "unsigned integer", DL_UINT, 64, np.uint64)
+float16 = DType("float16", "real floating", DL_FLOAT, 16, np.float16)
+bfloat16 = DType("bfloat16", "real floating", DL_BFLOAT, 16, np.uint16)
+float32 = DType("float32", "real floating", DL_FLOAT, 32, np.float32)
+float64 = DType("float64", "real floating", DL_FLOAT, 64, np.float64)
+complex64 = DType("complex64", "complex floating", DL_COMPLEX, 64, np.complex64)
+complex128 = DType("complex128", "complex floating", DL_COMPLEX, 128, np.complex128)
+
+DTYPES = (
+    bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+    float16, bfloat16, float32, float64, complex64, complex128,
+)
+_BY_NAME = {d.name: d for d in DTYPES}
+_BY_DLPACK = {d.dlpack[:2]: d for d in DTYPES}
+_BY_NUMPY = {d.storage: d for d in DTYPES if d is not bfloat16}
+
+
+def _dtype_by_name(name):
+    return _BY_NAME[name]
+
+
+def from_dlpack_code(code, bits):
+    """Return the dtype for a DLPack ``(code, bits)`` pair, or None if unsupported."""
+    return _BY_DLPACK.get((code, bits))
+
+
+def from_numpy_dtype(np_dtype):
+    """Return the dtype with the same meaning as a NumPy dtype.
+
+    Raises
+    ------
+    TypeError
+        If dlnumba has no such dtype (object, string, datetime, ...).
+    """
+    np_dtype = np.dtype(np_dtype)
+    try:
+        return _BY_NUMPY[np_dtype.newbyteorder("=")]
+    except KeyError:
+        if np_dtype.name == "bfloat16":  # ml_dtypes, as JAX uses
+            return bfloat16
+        raise TypeError(f"NumPy dtype {np_dtype} has no dlnumba equivalent; "
+                        f"supported: {', '.join(d.name for d in DTYPES)}") from None
+
+
+def as_dtype(dtype):
+    """Check that ``dtype`` is a dlnumba dtype and return it.
+
+    Raises
+    ------
+    TypeError
+        If ``dtype`` is anything else (a string, a NumPy dtype, a Python type).
+    """
+    if isinstance(dtype, DType):
+        return dtype
+    raise TypeError(f"dtype must be a dlnumba dtype such as dlnumba.float32, not {dtype!r}")

@@ -1,0 +1,59 @@
+"""``__array_namespace_info__``: what this namespace supports."""
+
+from ._devices import CPU, as_device
+from ._dtypes import DTYPES, complex128, float64, int64
+from ._layout import MAX_NDIM
+
+_KINDS = {
+    "bool": ("bool",),
+    "signed integer": ("signed integer",),
+    "unsigned integer": ("unsigned integer",),
+    "integral": ("signed integer", "unsigned integer"),
+    "real floating": ("real floating",),
+    "complex floating": ("complex floating",),
+    "numeric": ("signed integer", "unsigned integer", "real floating", "complex floating"),
+}
+
+
+class __array_namespace_info__:
+    """Inspection of the namespace: devices, dtypes, default dtypes and capabilities."""
+
+    def capabilities(self):
+        """What optional behaviour the namespace has."""
+        return {"boolean indexing": False, "data-dependent shapes": False,
+                "max dimensions": MAX_NDIM}
+
+    def default_device(self):
+        """The device arrays are created on when none is given."""
+        return CPU
+
+    def devices(self):
+        """The devices arrays can live on."""
+        return [CPU]
+
+    def default_dtypes(self, *, device=None):
+        """The default dtype of each kind."""
+        self._check(device)
+        return {"real floating": float64, "complex floating": complex128,
+                "integral": int64, "indexing": int64}
+
+    def dtypes(self, *, device=None, kind=None):
+        """The dtypes of the array API (of ``kind`` when given) that ``device`` supports.
+
+        bfloat16 and float16, storage dtypes outside the standard, are not listed.
+        """
+        self._check(device)
+        kinds = (kind,) if isinstance(kind, str) or kind is None else tuple(kind)
+        wanted = set()
+        for k in kinds:
+            if k is not None and k not in _KINDS:
+                raise ValueError(f"unknown dtype kind {k!r}; expected one of {', '.join(_KINDS)}")
+            wanted.update(_KINDS[k] if k else _KINDS["numeric"] + ("bool",))
+        return {d.name: d for d in DTYPES
+                if d.kind in wanted and d.name not in ("float16", "bfloat16")}
+
+    def _check(self, device):
+        if device is not None and as_device(device) != CPU:
+            raise ValueError(f"device {device} is not available: this build has only the CPU")
+
+

@@ -1,0 +1,140 @@
+"""Pure shape and stride arithmetic (strides in elements): contiguity, extents, views, broadcasting."""
+
+import operator
+
+MAX_NDIM = 64
+
+
+def c_strides(shape):
+    """Strides of a C-contiguous array of ``shape``."""
+    strides = [0] * len(shape)
+    step = 1
+    for axis in range(len(shape) - 1, -1, -1):
+        strides[axis] = step
+        step *= max(shape[axis], 1)
+    return tuple(strides)
+
+
+def size_of(shape):
+    """Number of elements of ``shape``."""
+    size = 1
+    for n in shape:
+        size *= n
+    return size
+
+
+def is_c_contiguous(shape, strides):
+    """Whether the elements are laid out densely in C order (size-1 dims may have any stride)."""
+    step = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n == 0:
+            return True
+        if n != 1:
+            if s != step:
+                return False
+            step *= n
+    return True
+
+
+def extent(shape, strides):
+    """The lowest and highest element offsets that a view reaches; None when it is empty."""
+    low = high = 0
+    for n, s in zip(shape, strides):
+        if n == 0:
+            return None
+        if s > 0:
+            high += (n - 1) * s
+        else:
+            low += (n - 1) * s
+    return low, high
+
+
+def broadcast_shapes(*shapes):
+    """The shape that ``shapes`` broadcast to, by the array API rules.
+
+    Raises
+    ------
+    ValueError
+        If two shapes have sizes other than 1 that differ in one dimension.
+    """
+    ndim = max((len(s) for s in shapes), default=0)
+    result = [1] * ndim
+    for shape in shapes:
+        for i, n in enumerate(shape, ndim - len(shape)):
+            if n != 1 and result[i] != 1 and n != result[i]:
+                raise ValueError(f"shapes {', '.join(map(str, shapes))} cannot be broadcast together: "
+                                 f"dimension {i - ndim} has sizes {result[i]} and {n}")
+            if n != 1:
+                result[i] = n
+    return tuple(result)
+
+
+def broadcast_strides(shape, strides, target):
+    """Strides that make an array of ``shape`` read as an array of ``target`` (zero where repeated)."""
+    if broadcast_shapes(shape, target) != tuple(target):
+        raise ValueError(f"cannot broadcast shape {tuple(shape)} to {tuple(target)}")
+    lead = len(target) - len(shape)
+    return (0,) * lead + tuple(0 if n == 1 and t != 1 else s
+                               for n, s, t in zip(shape, strides, target[lead:]))
+
+
+def view_of(key, shape, strides):
+    """Apply a basic index (ints, slices, ``...``, ``None``) to a layout.
+
+    Returns
+    -------
+    offset : int
+        Elements from the old first element to the new one.
+    shape, strides : tuple of int
+        The layout of the view.
+
+    Raises
+    ------
+    IndexError
+        For an integer out of bounds, more indices than dimensions, two ellipses, or an index of
+        a kind that basic indexing does not take.
+    """
+    key = key if isinstance(key, tuple) else (key,)
+    ellipses = sum(k is Ellipsis for k in key)
+    if ellipses > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(k is not None and k is not Ellipsis for k in key)
+    if consumed > len(shape):
+        raise IndexError(f"too many indices: {consumed} given for an array of {len(shape)} dimensions")
+    if not ellipses:
+        key = key + (Ellipsis,)
+    offset, axis = 0, 0
+    new_shape, new_strides = [], []
+    for k in key:
+        if k is None:
+            new_shape.append(1)
+            new_strides.append(0)
+        elif k is Ellipsis:
+            rest = len(shape) - consumed
+            new_shape.extend(shape[axis:axis + rest])
+            new_strides.extend(strides[axis:axis + rest])
+            axis += rest
+        elif isinstance(k, slice):
+            start, stop, step = k.indices(shape[axis])
+            n = len(range(start, stop, step))
+            offset += start * strides[axis] if n else 0
+            new_shape.append(n)
+            new_strides.append(strides[axis] * step)
+            axis += 1
+        else:
+            i = _as_integer_index(k)
+            n = shape[axis]
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+            offset += (i % n) * strides[axis]
+            axis += 1
+    if len(new_shape) > MAX_NDIM:
+        raise IndexError(f"the index makes {len(new_shape)} dimensions; at most {MAX_NDIM} are allowed")
+    return offset, tuple(new_shape), tuple(new_strides)
+
+
+def _as_integer_index(k):
+    if isinstance(k, bool) or not hasattr(type(k), "__index__"):
+        raise IndexError(f"only integers, slices, '...', None and tuples of them are valid indices "
+                         f"here, not {type(k).__name__} {k!r}")
+    return operator.index(k)
