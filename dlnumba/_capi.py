@@ -13,21 +13,15 @@ Struct offsets follow dlpack.h 1.x: ``DLManagedTensor`` is a 48-byte ``DLTensor`
 import ctypes
 import struct
 
+import numpy as np
+
 from llvmlite import ir
 from numba import cfunc, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-LEGACY_NAME = b"dltensor"
-VERSIONED_NAME = b"dltensor_versioned"
-
 LEGACY_HEADER = struct.Struct("<QiiiBBHQQQQQ")  # DLManagedTensor, 64 bytes
 VERSIONED_HEADER = struct.Struct("<IIQQQQiiiBBHQQQ")  # DLManagedTensorVersioned, 80 bytes
-MAX_HEADER = VERSIONED_HEADER.size
-
-# read_capsule's results besides 0 (legacy) and 1 (versioned).
-NOT_A_DLPACK_CAPSULE = -1
-CAPSULE_ALREADY_CONSUMED = -2
 
 
 _voidptr, _intp, _int32 = types.voidptr, types.intp, types.int32
@@ -213,51 +207,154 @@ def _make_capsule(owner, template, nbytes, ndim, versioned, destructor):
     return capsule
 
 
-# ---- import: read the struct out, then (once Python validated it) take ownership ----
+# ---- import: validate the tensor and take ownership, in one call ----
 
-@cfunc(types.int64(_voidptr, _voidptr, _intp), cache=True)
-def _read_capsule(capsule, out, max_ndim):
+# import_tensor's status codes.
+OK, NOT_DLPACK, CONSUMED, BAD_VERSION, BAD_NDIM, NULL_SHAPE, NEGATIVE_SIZE, BAD_DTYPE, \
+    BAD_DEVICE, TOO_LARGE, NULL_DATA, BAD_ADDRESS = range(12)
+# import_tensor's report: these words, then shape, then strides.
+REPORT = struct.Struct("<15q")
+REPORT_FIELDS = ("status", "address", "ndim", "dtype_index", "flags", "major", "minor",
+                 "device_type", "device_id", "code", "bits", "lanes", "byte_offset", "data",
+                 "axis")
+_REPORT_BYTES = REPORT.size
+_LIMIT = 2**62  # sizes, strides and offsets in bytes stay below this: no int64 overflow
+
+
+@intrinsic
+def _at(typingctx, address, kind):
+    """A pointer to ``kind`` (a Numba number class such as ``np.int32``) at ``address``."""
+    pointer_type = types.CPointer(kind.instance_type)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(pointer_type))
+
+    return pointer_type(_intp, kind), codegen
+
+
+@njit
+def _fail(report, status, axis):
+    _store_word(report, status)
+    _store_word(report + 14 * 8, axis)
+    return status
+
+
+@njit
+def _validate(tensor, report, ndim_limit, dtype_table):
+    """Check a DLTensor and fill the report; return a status code."""
+    data = _load_word(tensor)
+    device_type, device_id = _at(tensor + 8, np.int32)[0], _at(tensor + 12, np.int32)[0]
+    ndim = _at(tensor + 16, np.int32)[0]
+    code, bits = _at(tensor + 20, np.uint8)[0], _at(tensor + 21, np.uint8)[0]
+    lanes = _at(tensor + 22, np.uint16)[0]
+    shape, strides, byte_offset = _load_word(tensor + 24), _load_word(tensor + 32), _load_word(tensor + 40)
+    _store_word(report + 2 * 8, ndim)
+    _store_word(report + 7 * 8, device_type)
+    _store_word(report + 8 * 8, device_id)
+    _store_word(report + 9 * 8, code)
+    _store_word(report + 10 * 8, bits)
+    _store_word(report + 11 * 8, lanes)
+    _store_word(report + 12 * 8, byte_offset)
+    _store_word(report + 13 * 8, data)
+    if ndim < 0 or ndim > ndim_limit:
+        return _fail(report, BAD_NDIM, -1)
+    if ndim > 0 and shape == 0:
+        return _fail(report, NULL_SHAPE, -1)
+    dtype_index = -1
+    if code < 7 and bits % 8 == 0 and bits <= 128 and lanes == 1:
+        dtype_index = _at(dtype_table + code * 17 + bits // 8, np.int8)[0]
+    if dtype_index < 0:
+        return _fail(report, BAD_DTYPE, -1)
+    _store_word(report + 3 * 8, dtype_index)
+    if device_type != 1 or device_id != 0:
+        return _fail(report, BAD_DEVICE, -1)
+    itemsize = bits // 8
+    shape_out = report + _REPORT_BYTES
+    strides_out = shape_out + 8 * ndim
+    step = 1  # for NULL strides: C-contiguous
+    for axis in range(ndim - 1, -1, -1):
+        n = _load_word(shape + 8 * axis)
+        _store_word(shape_out + 8 * axis, n)
+        if n < 0:
+            return _fail(report, NEGATIVE_SIZE, axis)
+        _store_word(strides_out + 8 * axis, _load_word(strides + 8 * axis) if strides else step)
+        if n > 1:
+            step = step * n if step <= _LIMIT // n else _LIMIT
+    low = high = size = 0
+    count = 1
+    for axis in range(ndim):
+        n = _load_word(shape_out + 8 * axis)
+        if n == 0:
+            count = 0
+        elif count and n > 1:
+            if count > _LIMIT // n:
+                return _fail(report, TOO_LARGE, axis)
+            count *= n
+            s = _load_word(strides_out + 8 * axis)
+            if s < -_LIMIT // itemsize or s > _LIMIT // itemsize or abs(s) * itemsize > _LIMIT // (n - 1):
+                return _fail(report, TOO_LARGE, axis)
+            reach = s * itemsize * (n - 1)
+            if reach > 0:
+                high += reach
+            else:
+                low += reach
+            if high > _LIMIT or low < -_LIMIT:
+                return _fail(report, TOO_LARGE, axis)
+    if count > _LIMIT // itemsize:
+        return _fail(report, TOO_LARGE, -1)
+    if count and data == 0:
+        return _fail(report, NULL_DATA, -1)
+    if count and (data < 0 or byte_offset < 0 or byte_offset > _LIMIT):
+        return _fail(report, BAD_ADDRESS, -1)
+    base = data + byte_offset
+    if count and (base < data or base + low < 0 or high + itemsize > 0x7FFFFFFFFFFFFFFF - base):
+        return _fail(report, BAD_ADDRESS, -1)
+    _store_word(report + 8, base)
+    _store_word(report, OK)
+    return OK
+
+
+@cfunc(_voidptr(_voidptr, _voidptr, _voidptr, _intp, _voidptr, _voidptr, _voidptr), cache=True)
+def _import_tensor(capsule, none, report, ndim_limit, dtype_table, release_legacy,
+                   release_versioned):
+    out = _address(report)
     if _PyCapsule_IsValid(capsule, _cstr("dltensor_versioned")):
         managed = _address(_PyCapsule_GetPointer(capsule, _cstr("dltensor_versioned")))
-        if _load_word(managed) & 0xFFFFFFFF != 1:  # another major version: read nothing more
-            _store_word(_address(out), _load_word(managed))
-            return 1
-        _memcpy(out, _pointer(managed), 80)
-        tensor, kind = managed + 32, 1
+        major, minor = _at(managed, np.uint32)[0], _at(managed + 4, np.uint32)[0]
+        _store_word(out + 5 * 8, major)
+        _store_word(out + 6 * 8, minor)
+        if major != 1:  # another ABI: no other field may be read
+            _fail(out, BAD_VERSION, -1)
+            _Py_IncRef(none)
+            return none
+        _store_word(out + 4 * 8, _load_word(managed + 24))
+        status = _validate(managed + 32, out, ndim_limit, _address(dtype_table))
+        if status == OK:
+            _PyCapsule_SetName(capsule, _cstr("used_dltensor_versioned"))
+            owner = _PyCapsule_New(_pointer(managed), _cstr("dlnumba.imported_dltensor_versioned"),
+                                   release_versioned)
+            if _address(owner) == 0:
+                _PyCapsule_SetName(capsule, _cstr("dltensor_versioned"))
+            return owner
     elif _PyCapsule_IsValid(capsule, _cstr("dltensor")):
         managed = _address(_PyCapsule_GetPointer(capsule, _cstr("dltensor")))
-        _memcpy(out, _pointer(managed), 64)
-        tensor, kind = managed, 0
+        for i in range(4, 7):
+            _store_word(out + i * 8, 0)
+        status = _validate(managed, out, ndim_limit, _address(dtype_table))
+        if status == OK:
+            _PyCapsule_SetName(capsule, _cstr("used_dltensor"))
+            owner = _PyCapsule_New(_pointer(managed), _cstr("dlnumba.imported_dltensor"),
+                                   release_legacy)
+            if _address(owner) == 0:
+                _PyCapsule_SetName(capsule, _cstr("dltensor"))
+            return owner
     elif (_PyCapsule_IsValid(capsule, _cstr("used_dltensor_versioned"))
           or _PyCapsule_IsValid(capsule, _cstr("used_dltensor"))):
-        return CAPSULE_ALREADY_CONSUMED
+        _fail(out, CONSUMED, -1)
     else:
-        return NOT_A_DLPACK_CAPSULE
-    ndim = _load_word(tensor + 16) & 0xFFFFFFFF
-    if ndim <= max_ndim:  # ndim is unsigned here: a negative one fails this test
-        shape, strides = _load_word(tensor + 24), _load_word(tensor + 32)
-        if shape != 0:
-            _memcpy(_pointer(_address(out) + 80), _pointer(shape), 8 * ndim)
-        if strides != 0:
-            _memcpy(_pointer(_address(out) + 80 + 8 * ndim), _pointer(strides), 8 * ndim)
-    return kind
-
-
-@cfunc(_voidptr(_voidptr, _int32, _voidptr), cache=True)
-def _adopt_capsule(capsule, versioned, release):
-    if versioned:
-        managed = _PyCapsule_GetPointer(capsule, _cstr("dltensor_versioned"))
-        _PyCapsule_SetName(capsule, _cstr("used_dltensor_versioned"))
-        owner = _PyCapsule_New(managed, _cstr("dlnumba.imported_dltensor_versioned"), release)
-        if _address(owner) == 0:
-            _PyCapsule_SetName(capsule, _cstr("dltensor_versioned"))
-    else:
-        managed = _PyCapsule_GetPointer(capsule, _cstr("dltensor"))
-        _PyCapsule_SetName(capsule, _cstr("used_dltensor"))
-        owner = _PyCapsule_New(managed, _cstr("dlnumba.imported_dltensor"), release)
-        if _address(owner) == 0:
-            _PyCapsule_SetName(capsule, _cstr("dltensor"))
-    return owner
+        _fail(out, NOT_DLPACK, -1)
+    _Py_IncRef(none)
+    return none
 
 
 _py, _ptr, _ssize, _int = ctypes.py_object, ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int
@@ -270,19 +367,17 @@ Copy ``template`` (a packed struct, shape and strides) into a new allocation, po
 and strides fields at the copies, take a reference to ``owner`` (the struct's manager_ctx)
 and wrap the allocation in a ``dltensor`` or ``dltensor_versioned`` capsule."""
 
-read_capsule = ctypes.PYFUNCTYPE(ctypes.c_int64, _py, _ptr, _ssize)(_read_capsule.address)
-read_capsule.__doc__ = """read_capsule(capsule, out, max_ndim) -> kind
+import_tensor = ctypes.PYFUNCTYPE(_py, _py, _py, _ptr, _ssize, ctypes.c_char_p, _ptr, _ptr)(
+    _import_tensor.address)
+import_tensor.__doc__ = """import_tensor(capsule, None, report, ndim_limit, dtype_table, release_legacy,
+release_versioned) -> owner or None
 
-Copy a DLPack capsule's struct into ``out`` (80 bytes, then shape and strides when ndim is at
-most ``max_ndim`` and the pointers are set). Return 1 (versioned), 0 (legacy),
-CAPSULE_ALREADY_CONSUMED or NOT_A_DLPACK_CAPSULE. Of a versioned capsule whose major version
-is not 1, only the version is copied."""
-
-adopt_capsule = ctypes.PYFUNCTYPE(_py, _py, _int, _ptr)(_adopt_capsule.address)
-adopt_capsule.__doc__ = """adopt_capsule(capsule, versioned, release) -> owner
-
-Take ownership of a capsule's tensor: rename the capsule ``used_...`` and return a new capsule
-whose destructor ``release`` runs the producer's deleter."""
+Validate the tensor in a DLPack capsule and fill ``report`` (REPORT, then shape and strides;
+strides made C-contiguous when NULL). If valid, rename the capsule ``used_...`` and return a
+new capsule that owns the tensor: its destructor (``release_legacy`` or ``release_versioned``)
+runs the producer's deleter. Otherwise return None, leaving the capsule untouched; the
+report's status says why. ``dtype_table[code * 17 + bits // 8]`` is the index of the dtype of
+that DLPack code and width, or -1."""
 
 capsule_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, _py)(("PyCapsule_GetName", ctypes.pythonapi))
 CapsuleType = type(ctypes.PYFUNCTYPE(_py, _ptr, _ptr, _ptr)(("PyCapsule_New", ctypes.pythonapi))(

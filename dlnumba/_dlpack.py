@@ -5,32 +5,26 @@ tensor live here; the C-level work (allocation, deleters, capsule renaming) is i
 """
 
 import ctypes
-import functools
 import struct
 import threading
 
 from . import _capi
-from ._devices import CPU, DLDeviceType, device_name, from_dlpack_device
-from ._dtypes import from_dlpack_code
-from ._layout import MAX_NDIM, c_strides, extent, size_of
+from ._devices import CPU, device_name, from_dlpack_device
+from ._dtypes import DTYPES
+from ._layout import MAX_NDIM
 
 DLPACK_VERSION = (1, 3)
 READ_ONLY = 1 << 0
 IS_COPIED = 1 << 1
 
-_INT64_MAX = 2**63 - 1
 _scratch = threading.local()
 
 
-@functools.lru_cache(maxsize=None)
-def _export_struct(versioned, ndim):
-    header = _capi.VERSIONED_HEADER if versioned else _capi.LEGACY_HEADER
-    return struct.Struct(header.format + f"{2 * ndim}q")
-
-
-@functools.lru_cache(maxsize=None)
-def _int64s(count):
-    return struct.Struct(f"<{count}q")
+_LEGACY_LAYOUTS = [struct.Struct(_capi.LEGACY_HEADER.format + f"{2 * ndim}q")
+                   for ndim in range(MAX_NDIM + 1)]
+_VERSIONED_LAYOUTS = [struct.Struct(_capi.VERSIONED_HEADER.format + f"{2 * ndim}q")
+                      for ndim in range(MAX_NDIM + 1)]
+_LAYOUTS = [struct.Struct(f"<{2 * ndim}q") for ndim in range(MAX_NDIM + 1)]
 
 
 def export(array, stream, max_version, dl_device, copy):
@@ -46,16 +40,7 @@ def export(array, stream, max_version, dl_device, copy):
     """
     if stream is not None:
         raise ValueError(f"stream must be None for an array on the CPU, not {stream!r}")
-    if max_version is None:
-        version = None
-    elif (isinstance(max_version, tuple) and len(max_version) == 2
-          and all(isinstance(v, int) for v in max_version)):
-        version = None if max_version[0] < 1 else min(tuple(max_version), DLPACK_VERSION)
-        if version is not None and version[0] > 1:
-            version = DLPACK_VERSION
-    else:
-        raise TypeError(f"max_version must be None or a (major, minor) tuple of ints, "
-                        f"not {max_version!r}")
+    version = None if max_version is None else _negotiate(max_version)
     copied = False
     if dl_device is not None and tuple(dl_device) != array._device.dlpack:
         if copy is False:
@@ -69,31 +54,41 @@ def export(array, stream, max_version, dl_device, copy):
     if copy and not copied:
         array = array._copy()
         copied = True
+    shape, strides = array._shape, array._strides
+    ndim = len(shape)
+    code, bits, lanes = array._dtype.dlpack
+    device_type, device_id = array._device.dlpack
     if version is None:
         if array._readonly:
             raise BufferError("a read-only array cannot be exported through a legacy DLPack "
                               "capsule, which has no READ_ONLY flag; ask for max_version=(1, 0) "
                               "or later, or pass copy=True")
-        return _make(array, None, 0)
-    flags = IS_COPIED if copied else 0
-    if array._readonly or any(s == 0 and n > 1 for n, s in zip(array._shape, array._strides)):
-        flags |= READ_ONLY
-    return _make(array, version, flags)
-
-
-def _make(array, version, flags):
-    ndim = len(array._shape)
-    code, bits, lanes = array._dtype.dlpack
-    device_type, device_id = array._device.dlpack
-    layout = _export_struct(version is not None, ndim)
-    if version is None:
+        layout = _LEGACY_LAYOUTS[ndim]
         template = layout.pack(array._address, device_type, device_id, ndim, code, bits, lanes,
-                               0, 0, 0, id(array), _DELETE_LEGACY, *array._shape, *array._strides)
+                               0, 0, 0, id(array), _DELETE_LEGACY, *shape, *strides)
         return _capi.make_capsule(array, template, layout.size, ndim, 0, _DESTROY_LEGACY)
+    flags = IS_COPIED if copied else 0
+    if array._readonly or (0 in strides and any(s == 0 and n > 1 for n, s in zip(shape, strides))):
+        flags |= READ_ONLY
+    layout = _VERSIONED_LAYOUTS[ndim]
     template = layout.pack(version[0], version[1], id(array), _DELETE_VERSIONED, flags,
                            array._address, device_type, device_id, ndim, code, bits, lanes,
-                           0, 0, 0, *array._shape, *array._strides)
+                           0, 0, 0, *shape, *strides)
     return _capi.make_capsule(array, template, layout.size, ndim, 1, _DESTROY_VERSIONED)
+
+
+def _negotiate(max_version):
+    """The version to write for a consumer's ``max_version``; None means a legacy capsule."""
+    try:
+        major, minor = max_version
+        if not (isinstance(major, int) and isinstance(minor, int)):
+            raise TypeError
+    except (TypeError, ValueError):
+        raise TypeError(f"max_version must be None or a (major, minor) tuple of ints, "
+                        f"not {max_version!r}") from None
+    if major < 1:
+        return None
+    return (1, minor) if major == 1 and minor < DLPACK_VERSION[1] else DLPACK_VERSION
 
 
 _DELETE_LEGACY = _capi.delete_legacy_export.address
@@ -143,66 +138,69 @@ def import_capsule(capsule):
     TypeError
         If ``capsule`` is not a PyCapsule.
     """
+    try:
+        report, address = _scratch.report
+    except AttributeError:
+        report = ctypes.create_string_buffer(_capi.REPORT.size + 16 * MAX_NDIM)
+        report, address = _scratch.report = report, ctypes.addressof(report)
+    owner = _capi.import_tensor(capsule, None, address, MAX_NDIM, _DTYPE_TABLE, _RELEASE_LEGACY,
+                                _RELEASE_VERSIONED)
+    if owner is None:
+        raise _import_error(capsule, report)
+    _, address, ndim, dtype_index, flags = _REPORT_HEAD.unpack_from(report)
+    layout = _LAYOUTS[ndim].unpack_from(report, _capi.REPORT.size)
+    return ((address, layout[:ndim], layout[ndim:], DTYPES[dtype_index], CPU, owner,
+             flags & READ_ONLY != 0), flags & IS_COPIED != 0)
+
+
+def _dtype_table():
+    table = bytearray(b"\xff" * (7 * 17))
+    for index, dtype in enumerate(DTYPES):
+        code, bits, _ = dtype.dlpack
+        table[code * 17 + bits // 8] = index
+    return bytes(table)
+
+
+_DTYPE_TABLE = _dtype_table()
+_REPORT_HEAD = struct.Struct("<5q")
+
+
+def _import_error(capsule, report):
+    """The BufferError that explains an import_tensor status."""
+    r = dict(zip(_capi.REPORT_FIELDS, _capi.REPORT.unpack_from(report)))
+    status, ndim, axis = r["status"], r["ndim"], r["axis"]
     if type(capsule) is not _capi.CapsuleType:
-        raise TypeError(f"expected a DLPack PyCapsule, not {type(capsule).__name__}")
-    buffer = getattr(_scratch, "buffer", None)
-    if buffer is None:
-        buffer = _scratch.buffer = ctypes.create_string_buffer(_capi.MAX_HEADER + 16 * MAX_NDIM)
-        _scratch.address = ctypes.addressof(buffer)
-    kind = _capi.read_capsule(capsule, _scratch.address, MAX_NDIM)
-    if kind < 0:
+        return TypeError(f"expected a DLPack PyCapsule, not {type(capsule).__name__}")
+    if status == _capi.CONSUMED:
+        name = _capi.capsule_name(capsule).decode(errors="replace")
+        return BufferError(f"this DLPack capsule was already consumed (its name is {name!r}); "
+                           "a capsule can be imported only once")
+    if status == _capi.NOT_DLPACK:
         name = (_capi.capsule_name(capsule) or b"").decode(errors="replace")
-        if kind == _capi.CAPSULE_ALREADY_CONSUMED:
-            raise BufferError(f"this DLPack capsule was already consumed (its name is {name!r}); "
-                              "a capsule can be imported only once")
-        raise BufferError(f"a capsule named {name!r} is not a DLPack capsule; expected "
-                          "'dltensor' or 'dltensor_versioned'")
-    if kind:
-        (major, minor, _, _, flags, data, device_type, device_id, ndim, code, bits, lanes,
-         shape_ptr, strides_ptr, byte_offset) = _capi.VERSIONED_HEADER.unpack_from(buffer)
-        if major != 1:
-            raise BufferError(f"DLPack version {major}.{minor} is not supported; dlnumba reads "
-                              "major version 1 (and legacy capsules)")
-    else:
-        (data, device_type, device_id, ndim, code, bits, lanes, shape_ptr, strides_ptr,
-         byte_offset, _, _) = _capi.LEGACY_HEADER.unpack_from(buffer)
-        flags = 0
-    if not 0 <= ndim <= MAX_NDIM:
-        raise BufferError(f"ndim is {ndim}; expected 0 to {MAX_NDIM}")
-    if ndim and not shape_ptr:
-        raise BufferError(f"shape is NULL for a tensor of ndim {ndim}")
-    shape = _int64s(ndim).unpack_from(buffer, _capi.MAX_HEADER)
-    if any(n < 0 for n in shape):
-        raise BufferError(f"shape {shape} has a negative size")
-    if strides_ptr:
-        strides = _int64s(ndim).unpack_from(buffer, _capi.MAX_HEADER + 8 * ndim)
-    else:
-        strides = c_strides(shape)
-    dtype = from_dlpack_code(code, bits)
-    if dtype is None or lanes != 1:
-        raise BufferError(f"dtype (code={code}, bits={bits}, lanes={lanes}) is not supported; "
-                          "expected lanes=1 and a bool, int, uint, float, bfloat16 or complex "
-                          "code with a standard width")
-    if device_type != DLDeviceType.kDLCPU or device_id != 0:
-        raise BufferError(f"device {device_name(device_type, device_id)} is not supported by "
-                          "this build of dlnumba; expected kDLCPU:0")
-    _check_addressable(data, byte_offset, shape, strides, dtype.itemsize)
-    owner = _capi.adopt_capsule(capsule, kind, _RELEASE_VERSIONED if kind else _RELEASE_LEGACY)
-    return (data + byte_offset, shape, strides, dtype, CPU, owner,
-            bool(flags & READ_ONLY)), bool(flags & IS_COPIED)
-
-
-def _check_addressable(data, byte_offset, shape, strides, itemsize):
-    """Check that every element address fits the 64-bit address space."""
-    if size_of(shape) * itemsize > _INT64_MAX:
-        raise BufferError(f"shape {shape} holds more than 2**63 bytes")
-    span = extent(shape, strides)
-    if span is None:
-        return
-    if not data:
-        raise BufferError(f"data is NULL for a tensor of shape {shape}")
-    low = data + byte_offset + span[0] * itemsize
-    high = data + byte_offset + span[1] * itemsize + itemsize
-    if low < 0 or high > 2**64 or max(abs(span[0]), span[1]) * itemsize > _INT64_MAX:
-        raise BufferError(f"byte_offset {byte_offset} with shape {shape} and strides {strides} "
-                          f"reaches outside the address space (data={data:#x})")
+        return BufferError(f"a capsule named {name!r} is not a DLPack capsule; expected "
+                           "'dltensor' or 'dltensor_versioned'")
+    if status == _capi.BAD_VERSION:
+        return BufferError(f"DLPack version {r['major']}.{r['minor']} is not supported; dlnumba "
+                           "reads major version 1 (and legacy capsules)")
+    if status == _capi.BAD_NDIM:
+        return BufferError(f"ndim is {ndim}; expected 0 to {MAX_NDIM}")
+    if status == _capi.NULL_SHAPE:
+        return BufferError(f"shape is NULL for a tensor of ndim {ndim}")
+    if status == _capi.BAD_DTYPE:
+        return BufferError(f"dtype (code={r['code']}, bits={r['bits']}, lanes={r['lanes']}) is "
+                           "not supported; expected lanes=1 and one of "
+                           + ", ".join(f"{d.name} (code={d.dlpack[0]}, bits={d.dlpack[1]})"
+                                       for d in DTYPES))
+    if status == _capi.BAD_DEVICE:
+        return BufferError(f"device {device_name(r['device_type'], r['device_id'])} is not "
+                           "supported by this build of dlnumba; expected kDLCPU:0")
+    layout = _LAYOUTS[ndim].unpack_from(report, _capi.REPORT.size)
+    shape, strides = layout[:ndim], layout[ndim:]
+    if status == _capi.NEGATIVE_SIZE:
+        return BufferError(f"shape[{axis}] is {shape[axis]}; sizes must be >= 0")
+    if status == _capi.TOO_LARGE:
+        return BufferError(f"shape {shape} with strides {strides} spans more than 2**62 bytes")
+    if status == _capi.NULL_DATA:
+        return BufferError(f"data is NULL for a tensor of shape {shape}")
+    return BufferError(f"data {r['data']:#x} with byte_offset {r['byte_offset']}, shape {shape} "
+                       f"and strides {strides} reaches outside the address space")

@@ -3,7 +3,7 @@
 import numpy as np
 
 __all__ = [
-    "DType", "DTYPES", "from_dlpack_code", "from_numpy_dtype",
+    "DType", "DTYPES", "as_dtype", "from_numpy_dtype",
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
 ]
@@ -72,17 +72,11 @@ DTYPES = (
     float16, bfloat16, float32, float64, complex64, complex128,
 )
 _BY_NAME = {d.name: d for d in DTYPES}
-_BY_DLPACK = {d.dlpack[:2]: d for d in DTYPES}
 _BY_NUMPY = {d.storage: d for d in DTYPES if d is not bfloat16}
 
 
 def _dtype_by_name(name):
     return _BY_NAME[name]
-
-
-def from_dlpack_code(code, bits):
-    """Return the dtype for a DLPack ``(code, bits)`` pair, or None if unsupported."""
-    return _BY_DLPACK.get((code, bits))
 
 
 def from_numpy_dtype(np_dtype):

@@ -9,6 +9,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from .._layout import extent
+
 _UNITS = {8: np.empty(0, np.uint64), 4: np.empty(0, np.uint32),
           2: np.empty(0, np.uint16), 1: np.empty(0, np.uint8)}
 
@@ -56,16 +58,6 @@ def _copy_units(src_address, dst_address, shape, src_strides, dst_strides, unit)
             d -= 1
 
 
-def _byte_span(address, shape, strides, itemsize):
-    low = high = address
-    for n, s in zip(shape, strides):
-        if s > 0:
-            high += (n - 1) * s
-        else:
-            low += (n - 1) * s
-    return low, high + itemsize
-
-
 def copy_strided(src_address, src_strides, dst_address, dst_strides, shape, itemsize):
     """Copy elements of ``itemsize`` bytes from one layout to another of the same shape.
 
@@ -85,14 +77,12 @@ def copy_strided(src_address, src_strides, dst_address, dst_strides, shape, item
     dims = [(n, s, d) for n, s, d in zip(shape, src_strides, dst_strides) if n != 1]
     if any(n == 0 for n, _, _ in dims):
         return
-    if dims:
-        src_lo, src_hi = _byte_span(src_address, *zip(*[(n, s) for n, s, _ in dims]), itemsize)
-        dst_lo, dst_hi = _byte_span(dst_address, *zip(*[(n, d) for n, _, d in dims]), itemsize)
-    else:
-        src_lo, src_hi = src_address, src_address + itemsize
-        dst_lo, dst_hi = dst_address, dst_address + itemsize
+    sizes = [n for n, _, _ in dims]
+    src_low, src_high = extent(sizes, [s for _, s, _ in dims])
+    dst_low, dst_high = extent(sizes, [d for _, _, d in dims])
     snapshot = None
-    if src_lo < dst_hi and dst_lo < src_hi:
+    if src_address + src_low < dst_address + dst_high + itemsize and \
+            dst_address + dst_low < src_address + src_high + itemsize:
         if src_address == dst_address and all(s == d for _, s, d in dims):
             return
         src_address, dims, snapshot = _snapshot(src_address, dims, itemsize)

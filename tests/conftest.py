@@ -1,0 +1,26 @@
+"""Shared fixtures and hypothesis profiles.
+
+Profiles: ``thorough`` (default, for local runs) and ``ci`` (bounded; ``.ci/run`` selects it
+with HYPOTHESIS_PROFILE=ci).
+"""
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("thorough", max_examples=300, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", max_examples=60, deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "thorough"))
+
+
+@pytest.fixture(params=["cpu", "cuda"])
+def device(request):
+    """Each device dlnumba has; CUDA is skipped where the backend or a GPU is absent."""
+    import dlnumba as xp
+
+    if request.param not in {d.type for d in xp.__array_namespace_info__().devices()}:
+        pytest.skip(f"no {request.param} device in this build")
+    return xp.Device(request.param)
