@@ -314,6 +314,16 @@ def _validate(tensor, report, ndim_limit, dtype_table):
     return OK
 
 
+@njit
+def _adopt(capsule, managed, name, used_name, owner_name, release):
+    """Rename the capsule ``used_name`` and return a new capsule (``owner_name``) owning the tensor."""
+    _PyCapsule_SetName(capsule, used_name)
+    owner = _PyCapsule_New(_pointer(managed), owner_name, release)
+    if _address(owner) == 0:
+        _PyCapsule_SetName(capsule, name)
+    return owner
+
+
 @cfunc(_voidptr(_voidptr, _voidptr, _voidptr, _intp, _voidptr, _voidptr, _voidptr), cache=True)
 def _import_tensor(capsule, none, report, ndim_limit, dtype_table, release_legacy,
                    release_versioned):
@@ -328,26 +338,17 @@ def _import_tensor(capsule, none, report, ndim_limit, dtype_table, release_legac
             _Py_IncRef(none)
             return none
         _store_word(out + 4 * 8, _load_word(managed + 24))
-        status = _validate(managed + 32, out, ndim_limit, _address(dtype_table))
-        if status == OK:
-            _PyCapsule_SetName(capsule, _cstr("used_dltensor_versioned"))
-            owner = _PyCapsule_New(_pointer(managed), _cstr("dlnumba.imported_dltensor_versioned"),
-                                   release_versioned)
-            if _address(owner) == 0:
-                _PyCapsule_SetName(capsule, _cstr("dltensor_versioned"))
-            return owner
+        if _validate(managed + 32, out, ndim_limit, _address(dtype_table)) == OK:
+            return _adopt(capsule, managed, _cstr("dltensor_versioned"),
+                          _cstr("used_dltensor_versioned"),
+                          _cstr("dlnumba.imported_dltensor_versioned"), release_versioned)
     elif _PyCapsule_IsValid(capsule, _cstr("dltensor")):
         managed = _address(_PyCapsule_GetPointer(capsule, _cstr("dltensor")))
         for i in range(4, 7):
             _store_word(out + i * 8, 0)
-        status = _validate(managed, out, ndim_limit, _address(dtype_table))
-        if status == OK:
-            _PyCapsule_SetName(capsule, _cstr("used_dltensor"))
-            owner = _PyCapsule_New(_pointer(managed), _cstr("dlnumba.imported_dltensor"),
-                                   release_legacy)
-            if _address(owner) == 0:
-                _PyCapsule_SetName(capsule, _cstr("dltensor"))
-            return owner
+        if _validate(managed, out, ndim_limit, _address(dtype_table)) == OK:
+            return _adopt(capsule, managed, _cstr("dltensor"), _cstr("used_dltensor"),
+                          _cstr("dlnumba.imported_dltensor"), release_legacy)
     elif (_PyCapsule_IsValid(capsule, _cstr("used_dltensor_versioned"))
           or _PyCapsule_IsValid(capsule, _cstr("used_dltensor"))):
         _fail(out, CONSUMED, -1)
