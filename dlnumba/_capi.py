@@ -213,7 +213,7 @@ def _make_capsule(owner, template, nbytes, ndim, versioned, destructor):
 OK, NOT_DLPACK, CONSUMED, BAD_VERSION, BAD_NDIM, NULL_SHAPE, NEGATIVE_SIZE, BAD_DTYPE, \
     BAD_DEVICE, TOO_LARGE, NULL_DATA, BAD_ADDRESS = range(12)
 # import_tensor's report: these words, then shape, then strides.
-REPORT = struct.Struct("<15q")
+REPORT = struct.Struct("<4qQ7qQQq")  # flags, byte_offset and data are unsigned
 REPORT_FIELDS = ("status", "address", "ndim", "dtype_index", "flags", "major", "minor",
                  "device_type", "device_id", "code", "bits", "lanes", "byte_offset", "data",
                  "axis")

@@ -14,6 +14,7 @@ from ._layout import MAX_NDIM
 from .kernels.cast import float32_to_bfloat16_bits
 
 _DEFAULT_DTYPE = {bool: bool_, int: int64, float: float64, complex: complex128}
+_HELD_DEVICES = (CPU,)
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
@@ -49,7 +50,8 @@ def from_dlpack(x, /, *, device=None, copy=None):
     if type(x) is CapsuleType:
         capsule = x
     else:
-        dl_device = None if target is None else target.dlpack
+        # A producer is asked to move data only to a device this build can hold.
+        dl_device = target.dlpack if target in _HELD_DEVICES else None
         capsule = _dlpack.request_capsule(x, dl_device, copy)
     fields, copied = _dlpack.import_capsule(capsule)
     array = ndarray._new(*fields)

@@ -68,7 +68,8 @@ def export(array, stream, max_version, dl_device, copy):
                                0, 0, 0, id(array), _DELETE_LEGACY, *shape, *strides)
         return _capi.make_capsule(array, template, layout.size, ndim, 0, _DESTROY_LEGACY)
     flags = IS_COPIED if copied else 0
-    if array._readonly or (0 in strides and any(s == 0 and n > 1 for n, s in zip(shape, strides))):
+    if array._readonly or (0 in strides and 0 not in shape
+                           and any(s == 0 and n > 1 for n, s in zip(shape, strides))):
         flags |= READ_ONLY
     layout = _VERSIONED_LAYOUTS[ndim]
     template = layout.pack(version[0], version[1], id(array), _DELETE_VERSIONED, flags,
