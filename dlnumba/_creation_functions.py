@@ -140,11 +140,12 @@ def _is_python_data(obj):
 
 
 def _from_python(obj, dtype):
-    values = np.asarray(obj, dtype=np.float32 if dtype is bfloat16 else
-                        None if dtype is None else dtype.storage)
-    if values.dtype == object:
-        raise TypeError(f"cannot make an array from {obj!r}: the values are not all numbers, "
-                        "or an integer exceeds 64 bits, or the sequence is ragged")
+    values = np.asarray(obj)
+    if values.dtype.kind not in "biufc":
+        raise TypeError(f"cannot make an array from {obj!r}: the values are not all bool, int, "
+                        "float or complex, or an integer exceeds 64 bits, or the sequence is ragged")
+    if dtype is not None:  # converted from the Python values, so that out-of-range ints raise
+        values = np.asarray(obj, dtype=np.float32 if dtype is bfloat16 else dtype.storage)
     if dtype is bfloat16:
         values = float32_to_bfloat16_bits(values)
     source = ndarray._new(values.__array_interface__["data"][0], values.shape,

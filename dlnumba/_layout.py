@@ -134,7 +134,10 @@ def view_of(key, shape, strides):
 
 
 def _as_integer_index(k):
-    if isinstance(k, bool) or not hasattr(type(k), "__index__"):
+    try:
+        if isinstance(k, bool):
+            raise TypeError
+        return operator.index(k)
+    except TypeError:
         raise IndexError(f"only integers, slices, '...', None and tuples of them are valid indices "
-                         f"here, not {type(k).__name__} {k!r}")
-    return operator.index(k)
+                         f"here, not {type(k).__name__} {k!r}") from None

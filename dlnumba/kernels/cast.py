@@ -15,7 +15,7 @@ def bfloat16_bits_to_float32(bits):
 
 def float32_to_bfloat16_bits(values):
     """Round float32 values to bfloat16 bit patterns, to nearest even; NaN becomes 0x7FC0."""
-    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    bits = np.asarray(values, dtype=np.float32).view(np.uint32)
     rounded = (bits + np.uint32(0x7FFF) + ((bits >> 16) & np.uint32(1))) >> 16
     return np.where(np.isnan(values), np.uint32(0x7FC0), rounded).astype(np.uint16)
 
