@@ -1,4 +1,4 @@
-"""DLPack: the producer (``__dlpack__``, ``to_dlpack``) and the consumer (``import_capsule``).
+"""DLPack: the producer (``ndarray.__dlpack__``) and the consumer (``import_capsule``).
 
 Version negotiation, the READ_ONLY and IS_COPIED flags, and the validation of every imported
 tensor live here; the C-level work (allocation, deleters, capsule renaming) is in ``_capi``.
