@@ -6,6 +6,7 @@ NumPy, PyTorch, JAX and every other DLPack library.
 
 import math
 
+from . import _numba_cache  # first: kernels compiled below are cached under its salt
 from ._array_object import ndarray
 from ._creation_functions import (
     arange, asarray, empty, empty_like, from_dlpack, full, full_like, ones, ones_like, to_dlpack,
@@ -18,7 +19,8 @@ from ._dtypes import (
 )
 from ._info import __array_namespace_info__
 
-__version__ = "0.1.0"
+from ._version import __version__
+
 __array_api_version__ = "2025.12"
 
 # constants

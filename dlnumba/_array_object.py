@@ -4,11 +4,10 @@ import numpy as np
 
 from . import _dlpack
 from ._devices import CPU, as_device
-from ._dtypes import bfloat16
+from ._dtypes import bfloat16, float32
 from ._layout import broadcast_strides, c_strides, size_of, view_of
 from ._memory import allocate_host, numpy_view
-from .kernels import cast_into, copy_strided
-from .kernels.cast import bfloat16_bits_to_float32, float32_to_bfloat16_bits
+from .kernels import copy_array
 
 _SCALAR_KINDS = {
     bool: ("bool",),
@@ -135,8 +134,7 @@ class ndarray:
 
     def _values(self):
         """A NumPy array of the values, for printing and conversion (bfloat16 as float32)."""
-        view = self._numpy()
-        return bfloat16_bits_to_float32(view) if self._dtype is bfloat16 else view
+        return (self._copy(float32) if self._dtype is bfloat16 else self)._numpy()
 
     def _copy(self, dtype=None):
         """A new C-contiguous array with this array's values, cast to ``dtype`` if given."""
@@ -146,24 +144,16 @@ class ndarray:
 
     def _assign(self, source):
         """Write ``source`` (an ndarray broadcastable to this shape) into this array."""
-        strides = broadcast_strides(source._shape, source._strides, self._shape)
-        if source._dtype is self._dtype:
-            size = self._dtype.itemsize
-            copy_strided(source._address, [s * size for s in strides], self._address,
-                         [s * size for s in self._strides], self._shape, size)
-        else:
-            src = ndarray._new(source._address, self._shape, strides, source._dtype,
-                               source._device, source, True)
-            cast_into(self._numpy(), src._numpy(), self._dtype is bfloat16, src._dtype is bfloat16)
+        copy_array(source._address, broadcast_strides(source._shape, source._strides, self._shape),
+                   source._dtype, self._address, self._strides, self._dtype, self._shape)
 
     def _fill(self, value):
         """Write the Python scalar ``value`` to every element."""
-        if self._dtype is bfloat16:
-            encoded = float32_to_bfloat16_bits(np.float32(value))
-        else:
-            encoded = np.array(value, dtype=self._dtype.storage)
-        source = ndarray._new(encoded.__array_interface__["data"][0], (), (), self._dtype,
-                              self._device, encoded, True)
+        encoded = np.array(value, dtype=np.float32 if self._dtype is bfloat16 else
+                           self._dtype.storage)
+        source = ndarray._new(encoded.__array_interface__["data"][0], (), (),
+                              float32 if self._dtype is bfloat16 else self._dtype, self._device,
+                              encoded, True)
         self._assign(source)
 
     def __getitem__(self, key):

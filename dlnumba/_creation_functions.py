@@ -11,7 +11,6 @@ from ._devices import CPU, as_device
 from ._dtypes import as_dtype, bfloat16, bool as bool_, complex128, float64, \
     from_numpy_dtype, int64
 from ._layout import MAX_NDIM
-from .kernels.cast import float32_to_bfloat16_bits
 
 _DEFAULT_DTYPE = {bool: bool_, int: int64, float: float64, complex: complex128}
 _HELD_DEVICES = (CPU,)
@@ -146,12 +145,10 @@ def _from_python(obj, dtype):
                         "float or complex, or an integer exceeds 64 bits, or the sequence is ragged")
     if dtype is not None:  # converted from the Python values, so that out-of-range ints raise
         values = np.asarray(obj, dtype=np.float32 if dtype is bfloat16 else dtype.storage)
-    if dtype is bfloat16:
-        values = float32_to_bfloat16_bits(values)
     source = ndarray._new(values.__array_interface__["data"][0], values.shape,
                           tuple(s // values.itemsize for s in values.strides),
-                          dtype or from_numpy_dtype(values.dtype), CPU, values, True)
-    return source._copy()
+                          from_numpy_dtype(values.dtype), CPU, values, True)
+    return source._copy(dtype)
 
 
 def _as_shape(shape):

