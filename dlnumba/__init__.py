@@ -12,12 +12,14 @@ from ._creation_functions import (
     arange, asarray, empty, empty_like, from_dlpack, full, full_like, ones, ones_like, to_dlpack,
     zeros, zeros_like,
 )
+from ._data_type_functions import astype, can_cast, finfo, iinfo, isdtype, result_type
 from ._devices import Device
 from ._dtypes import (
     bfloat16, bool, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64,
 )
 from ._info import __array_namespace_info__
+from ._manipulation_functions import reshape
 
 from ._version import __version__
 
@@ -40,6 +42,10 @@ __all__ = [
     # creation functions
     "arange", "asarray", "empty", "empty_like", "from_dlpack", "full", "full_like", "ones",
     "ones_like", "zeros", "zeros_like",
+    # data type functions
+    "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
+    # manipulation functions
+    "reshape",
     # DLPack, legacy interface
     "to_dlpack",
 ]

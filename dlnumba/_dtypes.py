@@ -108,3 +108,40 @@ def as_dtype(dtype):
     if isinstance(dtype, DType):
         return dtype
     raise TypeError(f"dtype must be a dlnumba dtype such as dlnumba.float32, not {dtype!r}")
+
+
+_INTEGER_KINDS = ("signed integer", "unsigned integer")
+_FLOATING_KINDS = ("real floating", "complex floating")
+_COMPONENT_BITS = {float16: 16, bfloat16: 16, float32: 32, float64: 64, complex64: 32,
+                   complex128: 64}
+
+
+def promote(a, b):
+    """The result dtype of an operation on ``a`` and ``b``, by the array API promotion table.
+
+    float16 and bfloat16 take part as floats narrower than float32 (together they give float32).
+
+    Raises
+    ------
+    TypeError
+        For kinds the standard does not mix (bool with numbers, integers with floats) and for
+        uint64 with a signed integer.
+    """
+    if a is b:
+        return a
+    if a.kind in _INTEGER_KINDS and b.kind in _INTEGER_KINDS:
+        if a.kind == b.kind:
+            return a if a.itemsize >= b.itemsize else b
+        signed, unsigned = (a, b) if a.kind == "signed integer" else (b, a)
+        if unsigned.itemsize == 8:
+            raise TypeError(f"{a} and {b} have no common dtype: no signed integer holds uint64")
+        return _BY_NAME[f"int{max(signed.itemsize, 2 * unsigned.itemsize) * 8}"]
+    if a.kind in _FLOATING_KINDS and b.kind in _FLOATING_KINDS:
+        bits = max(_COMPONENT_BITS[a], _COMPONENT_BITS[b])
+        if bits == 16:  # float16 with bfloat16
+            bits = 32
+        if "complex floating" in (a.kind, b.kind):
+            return complex128 if bits == 64 else complex64
+        return _BY_NAME[f"float{bits}"]
+    raise TypeError(f"{a} and {b} have no common dtype: the array API does not promote between "
+                    f"{a.kind} and {b.kind}; convert one explicitly with astype")

@@ -141,3 +141,37 @@ def _as_integer_index(k):
     except TypeError:
         raise IndexError(f"only integers, slices, '...', None and tuples of them are valid indices "
                          f"here, not {type(k).__name__} {k!r}") from None
+
+
+def reshaped_strides(shape, strides, new_shape):
+    """Strides that let a layout be read as ``new_shape`` without moving data, or None.
+
+    Groups of old dimensions map onto groups of new dimensions of the same total size; each old
+    group must be contiguous in itself, and the new group takes its strides from it.
+    """
+    if size_of(shape) == 0:
+        return c_strides(new_shape)
+    old = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    result = [0] * len(new_shape)
+    new_index = old_index = 0
+    while old_index < len(old):
+        new_end, old_end = new_index + 1, old_index + 1
+        while new_end <= len(new_shape) and new_shape[new_index] == 1 and new_end < len(new_shape):
+            new_index, new_end = new_end, new_end + 1
+        new_size, old_size = new_shape[new_index], old[old_index][0]
+        while new_size != old_size:
+            if new_size < old_size:
+                new_size *= new_shape[new_end]
+                new_end += 1
+            else:
+                old_size *= old[old_end][0]
+                old_end += 1
+        for k in range(old_index, old_end - 1):
+            if old[k][1] != old[k + 1][1] * old[k + 1][0]:
+                return None
+        step = old[old_end - 1][1]
+        for k in range(new_end - 1, new_index - 1, -1):
+            result[k] = step
+            step *= new_shape[k]
+        new_index, old_index = new_end, old_end
+    return tuple(result)

@@ -1,0 +1,145 @@
+"""Data type functions: astype, can_cast, finfo, iinfo, isdtype, result_type."""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._array_object import check_scalar_kind, ndarray
+from ._dtypes import DType, as_dtype, bfloat16, float32, float64, promote
+
+_KINDS = {
+    "bool": ("bool",),
+    "signed integer": ("signed integer",),
+    "unsigned integer": ("unsigned integer",),
+    "integral": ("signed integer", "unsigned integer"),
+    "real floating": ("real floating",),
+    "complex floating": ("complex floating",),
+    "numeric": ("signed integer", "unsigned integer", "real floating", "complex floating"),
+}
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """Copy ``x`` to ``dtype`` (NumPy's conversion, bit for bit; bfloat16 as PyTorch rounds).
+
+    Parameters
+    ----------
+    x : ndarray
+    dtype : DType
+    copy : bool
+        False returns ``x`` itself when it already has ``dtype`` (and is on ``device``).
+    device : Device, str or tuple, optional
+
+    Raises
+    ------
+    TypeError
+        For a complex ``x`` and a real ``dtype``: the standard leaves the imaginary part's fate
+        to the caller (use ``real`` or ``imag`` first).
+    """
+    if not isinstance(x, ndarray):
+        raise TypeError(f"astype expects a dlnumba.ndarray, not {type(x).__name__}")
+    dtype = as_dtype(dtype)
+    if x.dtype.kind == "complex floating" and dtype.kind != "complex floating":
+        raise TypeError(f"casting {x.dtype} to {dtype} would drop the imaginary part; "
+                        "take real(x) or imag(x) first")
+    if device is not None:
+        x = x.to_device(device)
+    if not copy and dtype is x.dtype:
+        return x
+    return x._copy(dtype)
+
+
+def can_cast(from_, to, /):
+    """Whether ``from_`` (a dtype or an array) promotes to ``to`` by the promotion table."""
+    if isinstance(from_, ndarray):
+        from_ = from_.dtype
+    from_, to = as_dtype(from_), as_dtype(to)
+    try:
+        return promote(from_, to) is to
+    except TypeError:
+        return False
+
+
+class finfo_object(NamedTuple):
+    """Machine limits of a floating dtype, as ``finfo`` returns them."""
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: DType
+
+
+class iinfo_object(NamedTuple):
+    """Machine limits of an integer dtype, as ``iinfo`` returns them."""
+
+    bits: int
+    max: int
+    min: int
+    dtype: DType
+
+
+def finfo(type, /):
+    """Limits of a real or complex floating dtype (of its real component for complex)."""
+    dtype = type.dtype if isinstance(type, ndarray) else as_dtype(type)
+    if dtype.kind not in ("real floating", "complex floating"):
+        raise TypeError(f"finfo takes a floating dtype, not {dtype}")
+    real = {"complex64": float32, "complex128": float64}.get(dtype.name, dtype)
+    if real is bfloat16:
+        largest = (2 - 2.0**-7) * 2.0**127
+        return finfo_object(16, 2.0**-7, largest, -largest, 2.0**-126, dtype)
+    info = np.finfo(real.storage)
+    return finfo_object(info.bits, float(info.eps), float(info.max), float(info.min),
+                        float(info.smallest_normal), real)
+
+
+def iinfo(type, /):
+    """Limits of an integer dtype."""
+    dtype = type.dtype if isinstance(type, ndarray) else as_dtype(type)
+    if dtype.kind not in ("signed integer", "unsigned integer"):
+        raise TypeError(f"iinfo takes an integer dtype, not {dtype}")
+    info = np.iinfo(dtype.storage)
+    return iinfo_object(info.bits, int(info.max), int(info.min), dtype)
+
+
+def isdtype(dtype, kind):
+    """Whether ``dtype`` is ``kind``: a dtype, a kind name, or a tuple of either.
+
+    Kind names: ``bool``, ``signed integer``, ``unsigned integer``, ``integral``,
+    ``real floating``, ``complex floating``, ``numeric``.
+    """
+    dtype = as_dtype(dtype)
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, DType):
+        return dtype is kind
+    if isinstance(kind, str):
+        if kind not in _KINDS:
+            raise ValueError(f"unknown dtype kind {kind!r}; expected one of {', '.join(_KINDS)}")
+        return dtype.kind in _KINDS[kind]
+    raise TypeError(f"kind must be a dtype, a kind name or a tuple of them, not {kind!r}")
+
+
+def result_type(*arrays_and_dtypes):
+    """The dtype that promotion gives for arrays, dtypes and Python scalars.
+
+    Python scalars do not change the result; each must be of a kind the result can hold.
+
+    Raises
+    ------
+    TypeError
+        For dtypes that do not promote, or a scalar of the wrong kind.
+    ValueError
+        With no array or dtype among the arguments.
+    """
+    dtypes = [a.dtype if isinstance(a, ndarray) else a for a in arrays_and_dtypes
+              if type(a) not in (bool, int, float, complex)]
+    if not dtypes:
+        raise ValueError("result_type needs at least one array or dtype")
+    result = as_dtype(dtypes[0])
+    for dtype in dtypes[1:]:
+        result = promote(result, as_dtype(dtype))
+    for scalar in arrays_and_dtypes:
+        if type(scalar) in (bool, int, float, complex):
+            check_scalar_kind(scalar, result)
+    return result
