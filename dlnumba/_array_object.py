@@ -48,7 +48,8 @@ class ndarray:
     @classmethod
     def _empty(cls, shape, dtype, device=CPU, zero=False):
         """A new C-contiguous array on ``device``; its memory is uninitialised unless ``zero``."""
-        _require_host(device)
+        if device is not CPU:
+            _require_host(device)
         address, owner = allocate_host(size_of(shape) * dtype.itemsize, zero)
         return cls._new(address, shape, c_strides(shape), dtype, device, owner, False)
 
@@ -144,8 +145,10 @@ class ndarray:
 
     def _assign(self, source):
         """Write ``source`` (an ndarray broadcastable to this shape) into this array."""
-        copy_array(source._address, broadcast_strides(source._shape, source._strides, self._shape),
-                   source._dtype, self._address, self._strides, self._dtype, self._shape)
+        strides = source._strides if source._shape == self._shape else broadcast_strides(
+            source._shape, source._strides, self._shape)
+        copy_array(source._address, strides, source._dtype, self._address, self._strides,
+                   self._dtype, self._shape)
 
     def _fill(self, value):
         """Write the Python scalar ``value`` to every element."""

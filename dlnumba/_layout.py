@@ -1,12 +1,15 @@
 """Pure shape and stride arithmetic (strides in elements): contiguity, extents, views, broadcasting."""
 
+import functools
+import math
 import operator
 
 MAX_NDIM = 64
 
 
+@functools.lru_cache(maxsize=1024)
 def c_strides(shape):
-    """Strides of a C-contiguous array of ``shape``."""
+    """Strides of a C-contiguous array of ``shape`` (a tuple)."""
     strides = [0] * len(shape)
     step = 1
     for axis in range(len(shape) - 1, -1, -1):
@@ -17,10 +20,7 @@ def c_strides(shape):
 
 def size_of(shape):
     """Number of elements of ``shape``."""
-    size = 1
-    for n in shape:
-        size *= n
-    return size
+    return math.prod(shape)
 
 
 def is_c_contiguous(shape, strides):

@@ -1,8 +1,11 @@
 """Host memory: 64-byte aligned allocations and the objects that keep them alive."""
 
+import ctypes
+
 import numpy as np
 
 ALIGNMENT = 64
+_SMALL = 1 << 20
 
 
 def allocate_host(nbytes, zero=False):
@@ -13,10 +16,17 @@ def allocate_host(nbytes, zero=False):
     address : int
         The aligned address.
     owner : object
-        The object that keeps the memory alive (a NumPy byte buffer).
+        The object that keeps the memory alive: below 1 MiB a ctypes buffer (zero-filled; sizes
+        rounded up to a power of two so that ctypes keeps few array types), else a NumPy byte
+        buffer (NumPy advises huge pages for those).
     """
-    buffer = (np.zeros if zero else np.empty)(nbytes + ALIGNMENT - 1, dtype=np.uint8)
-    base = buffer.__array_interface__["data"][0]
+    size = nbytes + ALIGNMENT - 1
+    if size < _SMALL:
+        buffer = (ctypes.c_char * (1 << size.bit_length()))()
+        base = ctypes.addressof(buffer)
+    else:
+        buffer = (np.zeros if zero else np.empty)(size, dtype=np.uint8)
+        base = buffer.__array_interface__["data"][0]
     return (base + ALIGNMENT - 1) & -ALIGNMENT, buffer
 
 

@@ -1,13 +1,14 @@
 """CPU kernels (``numba.njit``): the engine through which every copy and cast goes."""
 
 import concurrent.futures
+import functools
 import os
 
 import numpy as np
 
 from .. import _dtypes
 from .._layout import c_strides
-from .plan import make_plan, split
+from .plan import make_plan
 from .transfer import BFLOAT16_TAG, FLOAT16_TAG, transfer
 
 __all__ = ["copy_array"]
@@ -17,9 +18,41 @@ _TAGS = {d: np.empty(0, BFLOAT16_TAG if d is _dtypes.bfloat16 else
          for d in _dtypes.DTYPES}
 _UNITS = {1: np.empty(0, np.uint8), 2: np.empty(0, np.uint16), 4: np.empty(0, np.uint32),
           8: np.empty(0, np.uint64), 16: np.empty(0, np.complex128)}
+# Both cores pay off for tiled transposes and for float16/bfloat16 conversions; a streaming
+# copy or cast is bound by memory bandwidth, which one core saturates here (a second measured
+# 5-8% slower), so it stays on one thread.
 _PARALLEL_BYTES = 1 << 21
+_COMPUTED = (_dtypes.float16, _dtypes.bfloat16)
 _THREADS = os.cpu_count() or 1
 _pool = None
+
+
+class _Job:
+    """Everything about a transfer that depends only on its layouts and dtypes."""
+
+    __slots__ = ("plan", "src_tag", "dst_tag", "src_low", "src_high", "dst_low", "dst_high",
+                 "src_start", "dst_start", "alignment", "parallel")
+
+    def __init__(self, shape, src_strides, dst_strides, src_dtype, dst_dtype):
+        self.plan = plan = make_plan(shape, src_strides, dst_strides)
+        if plan is None:
+            return
+        same = src_dtype is dst_dtype
+        self.src_tag = _UNITS[src_dtype.itemsize] if same else _TAGS[src_dtype]
+        self.dst_tag = _UNITS[dst_dtype.itemsize] if same else _TAGS[dst_dtype]
+        src_size, dst_size = src_dtype.itemsize, dst_dtype.itemsize
+        # Byte ranges touched, relative to the addresses; and where the planned walk starts.
+        self.src_low, self.src_high = plan.src_extent[0] * src_size, (
+            plan.src_extent[1] + 1) * src_size
+        self.dst_low, self.dst_high = plan.dst_extent[0] * dst_size, (
+            plan.dst_extent[1] + 1) * dst_size
+        self.src_start, self.dst_start = plan.src_offset * src_size, plan.dst_offset * dst_size
+        self.alignment = min(src_size, 8) - 1 if same else 0
+        self.parallel = (plan.size * max(src_size, dst_size) >= _PARALLEL_BYTES and _THREADS > 1
+                         and (plan.tiled or src_dtype in _COMPUTED or dst_dtype in _COMPUTED))
+
+
+_job = functools.lru_cache(maxsize=4096)(_Job)
 
 
 def copy_array(src_address, src_strides, src_dtype, dst_address, dst_strides, dst_dtype, shape):
@@ -37,41 +70,38 @@ def copy_array(src_address, src_strides, src_dtype, dst_address, dst_strides, ds
     The conversion is NumPy's ``astype`` (unsafe casting). Overlapping source and destination
     behave as if the source were read completely before the first write.
     """
-    src_size, dst_size = src_dtype.itemsize, dst_dtype.itemsize
-    plan = make_plan(shape, src_strides, dst_strides, max(src_size, dst_size))
+    job = _job(shape, src_strides, dst_strides, src_dtype, dst_dtype)
+    plan = job.plan
     if plan is None:
         return
-    same = src_dtype is dst_dtype
-    src_low, src_high = (src_address + e * src_size for e in plan.src_extent)
-    dst_low, dst_high = (dst_address + e * dst_size for e in plan.dst_extent)
-    if src_low < dst_high + dst_size and dst_low < src_high + src_size:
-        if same and src_address == dst_address and src_strides == dst_strides:
+    if (src_address + job.src_low < dst_address + job.dst_high
+            and dst_address + job.dst_low < src_address + job.src_high):
+        if src_address == dst_address and src_strides == dst_strides and src_dtype is dst_dtype:
             return
-        snapshot = np.empty(plan.size * src_size, np.uint8)
+        snapshot = np.empty(plan.size * src_dtype.itemsize, np.uint8)
         address, strides = snapshot.__array_interface__["data"][0], c_strides(shape)
         copy_array(src_address, src_strides, src_dtype, address, strides, src_dtype, shape)
         copy_array(address, strides, src_dtype, dst_address, dst_strides, dst_dtype, shape)
         return
-    if not same:
-        src_tag, dst_tag = _TAGS[src_dtype], _TAGS[dst_dtype]
-    elif (src_address | dst_address) % min(src_size, 8) == 0:
-        src_tag = dst_tag = _UNITS[src_size]
-    else:  # misaligned: move bytes, the item's bytes being the innermost dimension
-        plan = make_plan(shape + (src_size,), tuple(s * src_size for s in src_strides) + (1,),
-                         tuple(s * src_size for s in dst_strides) + (1,), 1)
-        src_tag = dst_tag = _UNITS[1]
-        src_size = dst_size = 1
-    src_address += plan.src_offset * src_size
-    dst_address += plan.dst_offset * dst_size
-    if plan.size * max(src_size, dst_size) < _PARALLEL_BYTES or _THREADS == 1:
+    if (src_address | dst_address) & job.alignment:
+        # Misaligned items of one dtype: move bytes, the item's bytes as the innermost dimension.
+        size = src_dtype.itemsize
+        copy_array(src_address, tuple(s * size for s in src_strides) + (1,), _dtypes.uint8,
+                   dst_address, tuple(s * size for s in dst_strides) + (1,), _dtypes.uint8,
+                   shape + (size,))
+        return
+    src_address += job.src_start
+    dst_address += job.dst_start
+    if not job.parallel:
         transfer(src_address, dst_address, plan.shape, plan.src_strides, plan.dst_strides,
-                 plan.tile, src_tag, dst_tag)
+                 plan.tile, job.src_tag, job.dst_tag)
         return
     global _pool
     if _pool is None:
         _pool = concurrent.futures.ThreadPoolExecutor(_THREADS, "dlnumba-copy")
+    src_size, dst_size = job.src_tag.itemsize, job.dst_tag.itemsize
     jobs = [_pool.submit(transfer, src_address + s * src_size, dst_address + d * dst_size, part,
-                         plan.src_strides, plan.dst_strides, plan.tile, src_tag, dst_tag)
-            for s, d, part in split(plan, _THREADS)]
-    for job in jobs:
-        job.result()
+                         plan.src_strides, plan.dst_strides, plan.tile, job.src_tag, job.dst_tag)
+            for s, d, part in plan.split(_THREADS)]
+    for running in jobs:
+        running.result()

@@ -189,6 +189,38 @@ def _real_part(value):
     return value.real
 
 
+_memcpy = types.ExternalFunction("memcpy", types.voidptr(types.voidptr, types.voidptr, types.intp))
+
+
+@intrinsic
+def _address_of(typingctx, pointer, offset):
+    """The ``void*`` of ``pointer[offset]``."""
+    def codegen(context, builder, signature, args):
+        element = builder.gep(args[0], [args[1]])
+        return builder.bitcast(element, context.get_value_type(types.voidptr))
+
+    return types.voidptr(pointer, types.intp), codegen
+
+
+def _contiguous_run(src, src_start, dst, dst_start, count, src_tag, dst_tag):
+    """Convert ``count`` consecutive elements (compiled only)."""
+
+
+@overload(_contiguous_run, jit_options={"nogil": True})
+def _contiguous_run_overload(src, src_start, dst, dst_start, count, src_tag, dst_tag):
+    if src_tag.dtype == dst_tag.dtype:  # a plain copy: libc's memcpy (non-temporal when large)
+        size = _storage(src_tag.dtype).bitwidth // 8
+
+        def run(src, src_start, dst, dst_start, count, src_tag, dst_tag):
+            _memcpy(_address_of(dst, dst_start), _address_of(src, src_start), count * size)
+        return run
+
+    def run(src, src_start, dst, dst_start, count, src_tag, dst_tag):
+        for i in range(count):
+            dst[dst_start + i] = _convert(src[src_start + i], src_tag, dst_tag)
+    return run
+
+
 @njit(cache=True, nogil=True)
 def transfer(src_address, dst_address, shape, src_strides, dst_strides, tile, src_tag, dst_tag):
     """Move (and convert) every element of a layout from ``src_address`` to ``dst_address``."""
@@ -212,8 +244,10 @@ def transfer(src_address, dst_address, shape, src_strides, dst_strides, tile, sr
                     s = src_base + b * sb
                     t = dst_base + b * db
                     if sa == 1 and da == 1:
+                        _contiguous_run(src, s + a0, dst, t + a0, a1 - a0, src_tag, dst_tag)
+                    elif da == 1 and sa == -1:
                         for a in range(a0, a1):
-                            dst[t + a] = _convert(src[s + a], src_tag, dst_tag)
+                            dst[t + a] = _convert(src[s - a], src_tag, dst_tag)
                     else:
                         for a in range(a0, a1):
                             dst[t + a * da] = _convert(src[s + a * sa], src_tag, dst_tag)
