@@ -2,8 +2,8 @@
 
 import concurrent.futures
 import functools
-import os
 
+import numba
 import numpy as np
 
 from .. import _dtypes
@@ -23,7 +23,7 @@ _UNITS = {1: np.empty(0, np.uint8), 2: np.empty(0, np.uint16), 4: np.empty(0, np
 # 5-8% slower), so it stays on one thread.
 _PARALLEL_BYTES = 1 << 21
 _COMPUTED = (_dtypes.float16, _dtypes.bfloat16)
-_THREADS = os.cpu_count() or 1
+_THREADS = numba.config.NUMBA_NUM_THREADS
 _pool = None
 
 

@@ -1,0 +1,134 @@
+"""The copy/cast engine (``dlnumba.kernels``): plans, both cores, overlap, the kernel cache."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import dlnumba as xp
+from dlnumba import _numba_cache, kernels
+from dlnumba.kernels.plan import make_plan
+from dlnumba.kernels.transfer import transfer
+
+
+def as_numpy(x):
+    return np.from_dlpack(x)
+
+
+# ---- plans ----
+
+def test_plan_merges_contiguous_dims_and_drops_size_one():
+    plan = make_plan((4, 1, 5, 6), (30, 7, 6, 1), (30, 30, 6, 1))
+    assert plan.shape.tolist() == [1, 120] and not plan.tiled
+
+
+def test_plan_turns_negative_destination_strides_around():
+    plan = make_plan((5,), (1,), (-1,))
+    assert plan.dst_strides.tolist()[-1] == 1 and plan.src_strides.tolist()[-1] == -1
+    assert (plan.src_offset, plan.dst_offset) == (4, -4)
+
+
+def test_plan_tiles_a_transpose_with_the_source_contiguous_dim_second_innermost():
+    plan = make_plan((300, 200), (1, 300), (200, 1))  # A.T into C order
+    assert plan.tiled and plan.tile == 16
+    assert plan.src_strides.tolist() == [1, 300] and plan.dst_strides.tolist() == [200, 1]
+
+
+def test_plan_of_empty_shape_is_none():
+    assert make_plan((3, 0, 2), (0, 0, 0), (0, 0, 0)) is None
+
+
+# ---- results of the paths a plan takes, against NumPy ----
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "uint8", "complex128"])
+def test_large_transpose_on_both_cores_matches_numpy(dtype):
+    """A tiled transpose above the parallel threshold (split over threads) is exact."""
+    a = np.arange(1100 * 1300).astype(dtype).reshape(1100, 1300)
+    x = xp.asarray(a)
+    assert np.array_equal(as_numpy(xp.reshape(x.T, (-1,))), a.T.reshape(-1))
+
+
+@pytest.mark.parametrize("target", ["float16", "bfloat16"])
+def test_large_half_cast_on_both_cores_matches_reference(target):
+    """A float16/bfloat16 cast above the parallel threshold (split over threads) is exact."""
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal(3_000_000).astype(np.float32) * 1000
+    y = xp.astype(xp.asarray(a), getattr(xp, target))
+    if target == "float16":
+        assert np.array_equal(as_numpy(y).view(np.uint16), a.astype(np.float16).view(np.uint16))
+    else:
+        expected = torch.from_numpy(a).to(torch.bfloat16).view(torch.int16).numpy()
+        assert np.array_equal(y._numpy().view(np.int16), expected)
+
+
+@pytest.mark.parametrize("case", ["stride2", "reversed", "permute3d", "broadcast"])
+def test_streaming_layouts_match_numpy(case):
+    a = np.arange(64 * 50 * 40, dtype=np.float64)
+    source = {"stride2": a[::2], "reversed": a[::-1],
+              "permute3d": a.reshape(64, 50, 40).transpose(2, 0, 1),
+              "broadcast": np.broadcast_to(a[:40], (500, 40))}[case]
+    assert np.array_equal(as_numpy(xp.asarray(xp.asarray(source), copy=True)), source)
+
+
+def test_overlapping_cast_reads_the_source_before_writing():
+    """A float32 view and a float64 view of one buffer: the result is NumPy's."""
+    buffer = np.arange(64, dtype=np.float64)
+    expected = buffer.copy()
+    source32 = buffer.view(np.float32)[8:40]
+    expected[:32] = source32.copy()
+    x = xp.asarray(buffer)
+    x[:32] = xp.asarray(source32)
+    assert np.array_equal(as_numpy(x), expected)
+
+
+def test_cast_into_transposed_destination():
+    a = np.arange(40 * 30, dtype=np.int32).reshape(40, 30)
+    out = np.zeros((30, 40), np.float64)
+    y = xp.asarray(out)
+    y[...] = xp.asarray(a).T
+    assert np.array_equal(out, a.T.astype(np.float64))
+
+
+# ---- compile discipline ----
+
+def test_copy_kernels_compile_once_per_unit_width():
+    """Every same-dtype copy, whatever the dtype or ndim, runs one of five specializations."""
+    for dtype in (xp.bool, xp.int8, xp.uint16, xp.float16, xp.bfloat16, xp.int32, xp.float32,
+                  xp.int64, xp.float64, xp.complex64, xp.complex128):
+        for shape in ((7,), (3, 4), (2, 3, 2, 2, 1, 3)):
+            x = xp.zeros(shape, dtype=dtype)
+            x[...] = xp.ones(shape[-1:], dtype=dtype)
+            xp.asarray(x.mT if x.ndim > 1 else x, copy=True)
+    units = {sig[-1] for sig in transfer.signatures if sig[-1] == sig[-2]}
+    assert {str(u.dtype) for u in units} <= {"uint8", "uint16", "uint32", "uint64", "complex128"}
+
+
+def test_cache_stamp_holds_version_and_kernel_sources(monkeypatch):
+    locator = transfer._cache._impl.locator
+    assert isinstance(locator, _numba_cache.SaltedLocator)
+    assert locator.get_source_stamp()[1] == _numba_cache.SaltedLocator.salt
+    monkeypatch.setattr(_numba_cache, "__version__", "999.0")
+    assert _numba_cache._salt() != _numba_cache.SaltedLocator.salt
+
+
+def test_fresh_process_loads_copy_kernels_from_cache():
+    """After one process compiled them, another one copies without compiling."""
+    script = (
+        "import json, dlnumba as xp\n"
+        "from dlnumba.kernels.transfer import transfer\n"
+        "x = xp.asarray([[1.0, 2.0], [3.0, 4.0]])\n"
+        "xp.asarray(x.T, copy=True)\n"
+        "print(json.dumps(dict(transfer.stats.cache_misses)))\n")
+    env = dict(os.environ)
+    for _ in range(2):
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                                timeout=300, env=env)
+        assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.splitlines()[-1]) == {}
+
+
+def test_engine_is_exported():
+    assert kernels.__all__ == ["copy_array"]
