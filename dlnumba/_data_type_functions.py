@@ -5,7 +5,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._array_object import check_scalar_kind, ndarray
-from ._dtypes import DType, as_dtype, bfloat16, float32, float64, promote
+from ._dtypes import DType, as_dtype, bfloat16, complex64, complex128, float32, float64, promote
 
 _KINDS = {
     "bool": ("bool",),
@@ -123,7 +123,8 @@ def isdtype(dtype, kind):
 def result_type(*arrays_and_dtypes):
     """The dtype that promotion gives for arrays, dtypes and Python scalars.
 
-    Python scalars do not change the result; each must be of a kind the result can hold.
+    Python scalars do not change the result, except that a complex scalar makes a real floating
+    result complex of the same precision; otherwise each must be of a kind the result can hold.
 
     Raises
     ------
@@ -140,6 +141,8 @@ def result_type(*arrays_and_dtypes):
     for dtype in dtypes[1:]:
         result = promote(result, as_dtype(dtype))
     for scalar in arrays_and_dtypes:
-        if type(scalar) in (bool, int, float, complex):
+        if type(scalar) is complex and result.kind == "real floating":
+            result = complex128 if result is float64 else complex64
+        elif type(scalar) in (bool, int, float, complex):
             check_scalar_kind(scalar, result)
     return result

@@ -3,7 +3,7 @@
 import operator
 
 from ._array_object import ndarray
-from ._layout import c_strides, reshaped_strides, size_of
+from ._layout import MAX_NDIM, c_strides, reshaped_strides, size_of
 
 
 def reshape(x, /, shape, *, copy=None):
@@ -53,4 +53,6 @@ def _resolve_shape(shape, size, old_shape):
         shape = shape[:unknown[0]] + (size // known,) + shape[unknown[0] + 1:]
     if size_of(shape) != size:
         raise ValueError(f"cannot reshape {old_shape} (size {size}) to {shape}")
+    if len(shape) > MAX_NDIM:
+        raise ValueError(f"shape {shape} has {len(shape)} dimensions; at most {MAX_NDIM} are allowed")
     return shape
