@@ -247,7 +247,8 @@ def _validate(tensor, report, ndim_limit, dtype_table):
     ndim = _at(tensor + 16, np.int32)[0]
     code, bits = _at(tensor + 20, np.uint8)[0], _at(tensor + 21, np.uint8)[0]
     lanes = _at(tensor + 22, np.uint16)[0]
-    shape, strides, byte_offset = _load_word(tensor + 24), _load_word(tensor + 32), _load_word(tensor + 40)
+    shape, strides = _load_word(tensor + 24), _load_word(tensor + 32)
+    byte_offset = _load_word(tensor + 40)
     _store_word(report + 2 * 8, ndim)
     _store_word(report + 7 * 8, device_type)
     _store_word(report + 8 * 8, device_id)
@@ -280,7 +281,7 @@ def _validate(tensor, report, ndim_limit, dtype_table):
         _store_word(strides_out + 8 * axis, _load_word(strides + 8 * axis) if strides else step)
         if n > 1:
             step = step * n if step <= _LIMIT // n else _LIMIT
-    low = high = size = 0
+    low = high = 0
     count = 1
     for axis in range(ndim):
         n = _load_word(shape_out + 8 * axis)
@@ -291,7 +292,8 @@ def _validate(tensor, report, ndim_limit, dtype_table):
                 return _fail(report, TOO_LARGE, axis)
             count *= n
             s = _load_word(strides_out + 8 * axis)
-            if s < -_LIMIT // itemsize or s > _LIMIT // itemsize or abs(s) * itemsize > _LIMIT // (n - 1):
+            if (s < -_LIMIT // itemsize or s > _LIMIT // itemsize
+                    or abs(s) * itemsize > _LIMIT // (n - 1)):
                 return _fail(report, TOO_LARGE, axis)
             reach = s * itemsize * (n - 1)
             if reach > 0:
@@ -316,7 +318,7 @@ def _validate(tensor, report, ndim_limit, dtype_table):
 
 @njit
 def _adopt(capsule, managed, name, used_name, owner_name, release):
-    """Rename the capsule ``used_name`` and return a new capsule (``owner_name``) owning the tensor."""
+    """Rename the capsule ``used_name``; return a new capsule ``owner_name`` owning the tensor."""
     _PyCapsule_SetName(capsule, used_name)
     owner = _PyCapsule_New(_pointer(managed), owner_name, release)
     if _address(owner) == 0:
@@ -370,8 +372,8 @@ and wrap the allocation in a ``dltensor`` or ``dltensor_versioned`` capsule."""
 
 import_tensor = ctypes.PYFUNCTYPE(_py, _py, _py, _ptr, _ssize, ctypes.c_char_p, _ptr, _ptr)(
     _import_tensor.address)
-import_tensor.__doc__ = """import_tensor(capsule, None, report, ndim_limit, dtype_table, release_legacy,
-release_versioned) -> owner or None
+import_tensor.__doc__ = """import_tensor(capsule, None, report, ndim_limit, dtype_table,
+release_legacy, release_versioned) -> owner or None
 
 Validate the tensor in a DLPack capsule and fill ``report`` (REPORT, then shape and strides;
 strides made C-contiguous when NULL). If valid, rename the capsule ``used_...`` and return a

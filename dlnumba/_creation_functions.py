@@ -1,4 +1,4 @@
-"""Creation functions: asarray, from_dlpack, empty, zeros, ones, full, arange and the *_like forms."""
+"""Creation functions: asarray, from_dlpack, empty, zeros, ones, full, arange, *_like."""
 
 import operator
 
@@ -142,7 +142,8 @@ def _from_python(obj, dtype):
     values = np.asarray(obj)
     if values.dtype.kind not in "biufc":
         raise TypeError(f"cannot make an array from {obj!r}: the values are not all bool, int, "
-                        "float or complex, or an integer exceeds 64 bits, or the sequence is ragged")
+                        "float or complex, or an integer exceeds 64 bits, or the sequence is "
+                        "ragged")
     if dtype is not None:  # converted from the Python values, so that out-of-range ints raise
         values = np.asarray(obj, dtype=np.float32 if dtype is bfloat16 else dtype.storage)
     source = ndarray._new(values.__array_interface__["data"][0], values.shape,

@@ -5,17 +5,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ._array_object import check_scalar_kind, ndarray
-from ._dtypes import DType, as_dtype, bfloat16, complex64, complex128, float32, float64, promote
-
-_KINDS = {
-    "bool": ("bool",),
-    "signed integer": ("signed integer",),
-    "unsigned integer": ("unsigned integer",),
-    "integral": ("signed integer", "unsigned integer"),
-    "real floating": ("real floating",),
-    "complex floating": ("complex floating",),
-    "numeric": ("signed integer", "unsigned integer", "real floating", "complex floating"),
-}
+from ._dtypes import (
+    KINDS, DType, as_dtype, bfloat16, complex64, complex128, float32, float64, promote,
+)
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
@@ -114,9 +106,9 @@ def isdtype(dtype, kind):
     if isinstance(kind, DType):
         return dtype is kind
     if isinstance(kind, str):
-        if kind not in _KINDS:
-            raise ValueError(f"unknown dtype kind {kind!r}; expected one of {', '.join(_KINDS)}")
-        return dtype.kind in _KINDS[kind]
+        if kind not in KINDS:
+            raise ValueError(f"unknown dtype kind {kind!r}; expected one of {', '.join(KINDS)}")
+        return dtype.kind in KINDS[kind]
     raise TypeError(f"kind must be a dtype, a kind name or a tuple of them, not {kind!r}")
 
 

@@ -110,6 +110,16 @@ def as_dtype(dtype):
     raise TypeError(f"dtype must be a dlnumba dtype such as dlnumba.float32, not {dtype!r}")
 
 
+# The kind names of ``isdtype`` and ``__array_namespace_info__().dtypes``, and what each covers.
+KINDS = {
+    "bool": ("bool",),
+    "signed integer": ("signed integer",),
+    "unsigned integer": ("unsigned integer",),
+    "integral": ("signed integer", "unsigned integer"),
+    "real floating": ("real floating",),
+    "complex floating": ("complex floating",),
+    "numeric": ("signed integer", "unsigned integer", "real floating", "complex floating"),
+}
 _INTEGER_KINDS = ("signed integer", "unsigned integer")
 _FLOATING_KINDS = ("real floating", "complex floating")
 _COMPONENT_BITS = {float16: 16, bfloat16: 16, float32: 32, float64: 64, complex64: 32,

@@ -1,18 +1,8 @@
 """``__array_namespace_info__``: what this namespace supports."""
 
 from ._devices import CPU, as_device
-from ._dtypes import DTYPES, complex128, float64, int64
+from ._dtypes import DTYPES, KINDS, complex128, float64, int64
 from ._layout import MAX_NDIM
-
-_KINDS = {
-    "bool": ("bool",),
-    "signed integer": ("signed integer",),
-    "unsigned integer": ("unsigned integer",),
-    "integral": ("signed integer", "unsigned integer"),
-    "real floating": ("real floating",),
-    "complex floating": ("complex floating",),
-    "numeric": ("signed integer", "unsigned integer", "real floating", "complex floating"),
-}
 
 
 class __array_namespace_info__:
@@ -46,9 +36,9 @@ class __array_namespace_info__:
         kinds = (kind,) if isinstance(kind, str) or kind is None else tuple(kind)
         wanted = set()
         for k in kinds:
-            if k is not None and k not in _KINDS:
-                raise ValueError(f"unknown dtype kind {k!r}; expected one of {', '.join(_KINDS)}")
-            wanted.update(_KINDS[k] if k else _KINDS["numeric"] + ("bool",))
+            if k is not None and k not in KINDS:
+                raise ValueError(f"unknown dtype kind {k!r}; expected one of {', '.join(KINDS)}")
+            wanted.update(KINDS[k] if k else KINDS["numeric"] + ("bool",))
         return {d.name: d for d in DTYPES
                 if d.kind in wanted and d.name not in ("float16", "bfloat16")}
 

@@ -1,4 +1,4 @@
-"""Pure shape and stride arithmetic (strides in elements): contiguity, extents, views, broadcasting."""
+"""Pure shape and stride arithmetic (strides in elements): extents, views, broadcasting."""
 
 import functools
 import math
@@ -21,19 +21,6 @@ def c_strides(shape):
 def size_of(shape):
     """Number of elements of ``shape``."""
     return math.prod(shape)
-
-
-def is_c_contiguous(shape, strides):
-    """Whether the elements are laid out densely in C order (size-1 dims may have any stride)."""
-    step = 1
-    for n, s in zip(reversed(shape), reversed(strides)):
-        if n == 0:
-            return True
-        if n != 1:
-            if s != step:
-                return False
-            step *= n
-    return True
 
 
 def extent(shape, strides):
@@ -62,15 +49,15 @@ def broadcast_shapes(*shapes):
     for shape in shapes:
         for i, n in enumerate(shape, ndim - len(shape)):
             if n != 1 and result[i] != 1 and n != result[i]:
-                raise ValueError(f"shapes {', '.join(map(str, shapes))} cannot be broadcast together: "
-                                 f"dimension {i - ndim} has sizes {result[i]} and {n}")
+                raise ValueError(f"shapes {', '.join(map(str, shapes))} cannot be broadcast "
+                                 f"together: dimension {i - ndim} has sizes {result[i]} and {n}")
             if n != 1:
                 result[i] = n
     return tuple(result)
 
 
 def broadcast_strides(shape, strides, target):
-    """Strides that make an array of ``shape`` read as an array of ``target`` (zero where repeated)."""
+    """Strides that read an array of ``shape`` as one of ``target`` (zero where repeated)."""
     if broadcast_shapes(shape, target) != tuple(target):
         raise ValueError(f"cannot broadcast shape {tuple(shape)} to {tuple(target)}")
     lead = len(target) - len(shape)
@@ -100,7 +87,8 @@ def view_of(key, shape, strides):
         raise IndexError("an index can only have a single ellipsis ('...')")
     consumed = sum(k is not None and k is not Ellipsis for k in key)
     if consumed > len(shape):
-        raise IndexError(f"too many indices: {consumed} given for an array of {len(shape)} dimensions")
+        raise IndexError(f"too many indices: {consumed} given for an array of {len(shape)} "
+                         "dimensions")
     if not ellipses:
         key = key + (Ellipsis,)
     offset, axis = 0, 0
@@ -156,7 +144,7 @@ def reshaped_strides(shape, strides, new_shape):
     new_index = old_index = 0
     while old_index < len(old):
         new_end, old_end = new_index + 1, old_index + 1
-        while new_end <= len(new_shape) and new_shape[new_index] == 1 and new_end < len(new_shape):
+        while new_shape[new_index] == 1 and new_end < len(new_shape):
             new_index, new_end = new_end, new_end + 1
         new_size, old_size = new_shape[new_index], old[old_index][0]
         while new_size != old_size:

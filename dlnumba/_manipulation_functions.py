@@ -54,5 +54,6 @@ def _resolve_shape(shape, size, old_shape):
     if size_of(shape) != size:
         raise ValueError(f"cannot reshape {old_shape} (size {size}) to {shape}")
     if len(shape) > MAX_NDIM:
-        raise ValueError(f"shape {shape} has {len(shape)} dimensions; at most {MAX_NDIM} are allowed")
+        raise ValueError(f"shape {shape} has {len(shape)} dimensions; at most {MAX_NDIM} are "
+                         "allowed")
     return shape

@@ -10,6 +10,8 @@ import functools
 
 import numpy as np
 
+from .._layout import extent
+
 _TILE = 16  # transposes walk 16 x 16 blocks: the best measured here for 2- to 8-byte items
 
 
@@ -50,17 +52,6 @@ class Plan:
         return pieces
 
 
-def _extent(dims, pick):
-    low = high = 0
-    for dim in dims:
-        step = (dim[0] - 1) * dim[pick]
-        if step > 0:
-            high += step
-        else:
-            low += step
-    return low, high
-
-
 @functools.lru_cache(maxsize=4096)
 def make_plan(shape, src_strides, dst_strides):
     """Plan a transfer of ``shape`` between two layouts (strides in elements).
@@ -73,7 +64,9 @@ def make_plan(shape, src_strides, dst_strides):
     dims = [(n, s, d) for n, s, d in zip(shape, src_strides, dst_strides) if n != 1]
     if any(n == 0 for n, _, _ in dims):
         return None
-    src_extent, dst_extent = _extent(dims, 1), _extent(dims, 2)
+    sizes = [n for n, _, _ in dims]
+    src_extent = extent(sizes, [s for _, s, _ in dims])
+    dst_extent = extent(sizes, [d for _, _, d in dims])
     size = 1
     src_offset = dst_offset = 0
     for i, (n, s, d) in enumerate(dims):
