@@ -117,7 +117,8 @@ def view_of(key, shape, strides):
             offset += (i % n) * strides[axis]
             axis += 1
     if len(new_shape) > MAX_NDIM:
-        raise IndexError(f"the index makes {len(new_shape)} dimensions; at most {MAX_NDIM} are allowed")
+        raise IndexError(f"the index makes {len(new_shape)} dimensions; at most {MAX_NDIM} are "
+                         "allowed")
     return offset, tuple(new_shape), tuple(new_strides)
 
 
