@@ -20,6 +20,7 @@ from ._dtypes import (
 )
 from ._info import __array_namespace_info__
 from ._manipulation_functions import reshape
+from . import numba_ext  # registers dlnumba.ndarray with Numba
 
 from ._version import __version__
 

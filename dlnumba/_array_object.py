@@ -4,7 +4,7 @@ import numpy as np
 
 from . import _dlpack
 from ._devices import CPU, as_device
-from ._dtypes import bfloat16, float32
+from ._dtypes import bfloat16, float32, from_numpy_dtype
 from ._layout import broadcast_strides, c_strides, size_of, view_of
 from ._memory import allocate_host, numpy_view
 from .kernels import copy_array
@@ -26,7 +26,7 @@ class ndarray:
     """
 
     __slots__ = ("_address", "_shape", "_strides", "_dtype", "_device", "_owner", "_readonly",
-                 "__weakref__")
+                 "_numba_type_", "_numba_descriptor_", "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError("dlnumba.ndarray cannot be constructed directly; use dlnumba.asarray, "
@@ -52,6 +52,14 @@ class ndarray:
             _require_host(device)
         address, owner = allocate_host(size_of(shape) * dtype.itemsize, zero)
         return cls._new(address, shape, c_strides(shape), dtype, device, owner, False)
+
+    def __getattr__(self, name):
+        # Only the slots Numba reads are filled lazily: the first @njit call describes the array.
+        if name in ("_numba_type_", "_numba_descriptor_"):
+            from .numba_ext import describe
+            describe(self)
+            return object.__getattribute__(self, name)
+        raise AttributeError(f"'dlnumba.ndarray' object has no attribute {name!r}")
 
     # ---- attributes ----
 
@@ -120,6 +128,37 @@ class ndarray:
     def __dlpack_device__(self):
         """The ``(DLDeviceType, device_id)`` of the memory."""
         return self._device.dlpack
+
+    @property
+    def __array_interface__(self):
+        """NumPy's array interface, so NumPy (and Numba's ufuncs) can read the memory in place.
+
+        Not available for bfloat16 (NumPy has no such dtype) or memory off the CPU.
+        """
+        if self._dtype is bfloat16 or self._device is not CPU:
+            raise AttributeError(f"no array interface for a {self._dtype} array on "
+                                 f"{self._device}")
+        storage = self._dtype.storage
+        return {"version": 3, "data": (self._address, self._readonly), "shape": self._shape,
+                "strides": tuple(s * storage.itemsize for s in self._strides),
+                "typestr": storage.str}
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """Run a NumPy (or Numba ``@vectorize``/``@guvectorize``) ufunc on the memory in place.
+
+        dlnumba arguments and ``out=`` arrays are handed to the ufunc as zero-copy NumPy views;
+        new results come back as dlnumba arrays over NumPy's memory, ``out=`` arrays as given.
+        """
+        out = kwargs.get("out")
+        if out is not None:
+            kwargs["out"] = tuple(_ufunc_operand(o) for o in out)
+        inputs = tuple(_ufunc_operand(x) for x in inputs)
+        result = getattr(ufunc, method)(*inputs, **kwargs)
+        if out is not None:
+            return out[0] if len(out) == 1 else out
+        if isinstance(result, tuple):
+            return tuple(_from_numpy(r) for r in result)
+        return _from_numpy(result)
 
     # ---- views and copies ----
 
@@ -219,6 +258,25 @@ class ndarray:
         if self._device != CPU:
             text += f", device='{self._device}'"
         return text + ")"
+
+
+def _ufunc_operand(x):
+    if not isinstance(x, ndarray):
+        return x
+    if x._dtype is bfloat16:
+        raise TypeError("NumPy ufuncs cannot take bfloat16 arrays (NumPy has no bfloat16); "
+                        "astype(x, float32) first")
+    return x._numpy()
+
+
+def _from_numpy(result):
+    """A NumPy array as a dlnumba array over the same memory (NumPy scalars stay as they are)."""
+    if not isinstance(result, np.ndarray):
+        return result
+    return ndarray._new(result.__array_interface__["data"][0], result.shape,
+                        tuple(s // result.itemsize for s in result.strides),
+                        from_numpy_dtype(result.dtype), CPU, result,
+                        not result.flags.writeable)
 
 
 def check_scalar_kind(value, dtype):

@@ -23,7 +23,7 @@ def _exchange(name, source, to_source, source_address, peek):
     """Import ``source``, scale it by a Numba kernel in place, hand it back; return a table row."""
     before = float(peek(source))
     imported = xp.from_dlpack(source)
-    _scale_in_place(np.from_dlpack(imported), 10.0)
+    _scale_in_place(imported, 10.0)
     returned = to_source(imported)
     shared = (_address(imported) == source_address and float(peek(source)) == 10 * before
               and float(peek(returned)) == 10 * before)
