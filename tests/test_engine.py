@@ -21,20 +21,35 @@ def as_numpy(x):
 # ---- plans ----
 
 def test_plan_merges_contiguous_dims_and_drops_size_one():
-    plan = make_plan((4, 1, 5, 6), (30, 7, 6, 1), (30, 30, 6, 1))
+    plan = make_plan((4, 1, 5, 6), (30, 7, 6, 1), (30, 30, 6, 1), tile_transposes=True)
     assert plan.shape.tolist() == [1, 120] and not plan.tiled
 
 
 def test_plan_turns_negative_destination_strides_around():
     plan = make_plan((5,), (1,), (-1,))
-    assert plan.dst_strides.tolist()[-1] == 1 and plan.src_strides.tolist()[-1] == -1
-    assert (plan.src_offset, plan.dst_offset) == (4, -4)
+    src_strides, dst_strides = plan.strides
+    assert dst_strides.tolist()[-1] == 1 and src_strides.tolist()[-1] == -1
+    assert plan.offsets == (4, -4)
 
 
 def test_plan_tiles_a_transpose_with_the_source_contiguous_dim_second_innermost():
-    plan = make_plan((300, 200), (1, 300), (200, 1))  # A.T into C order
+    plan = make_plan((300, 200), (1, 300), (200, 1), tile_transposes=True)  # A.T into C order
     assert plan.tiled and plan.tile == 16
-    assert plan.src_strides.tolist() == [1, 300] and plan.dst_strides.tolist() == [200, 1]
+    assert [s.tolist() for s in plan.strides] == [[1, 300], [200, 1]]
+
+
+def test_plan_split_cuts_a_single_merged_run():
+    plan = make_plan((1000,), (1,), (1,))
+    pieces = plan.split(2)
+    assert [shape.tolist() for _, shape in pieces] == [[1, 500], [1, 500]]
+    assert [offsets for offsets, _ in pieces] == [(0, 0), (500, 500)]
+
+
+def test_plan_merges_across_three_operands():
+    plan = make_plan((4, 6), (6, 1), (0, 1), (6, 1))  # y broadcast along rows: no merge
+    assert plan.shape.tolist() == [4, 6]
+    plan = make_plan((4, 6), (6, 1), (6, 1), (6, 1))
+    assert plan.shape.tolist() == [1, 24]
 
 
 def test_plan_of_empty_shape_is_none():

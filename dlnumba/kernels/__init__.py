@@ -34,7 +34,7 @@ class _Job:
                  "src_start", "dst_start", "alignment", "parallel")
 
     def __init__(self, shape, src_strides, dst_strides, src_dtype, dst_dtype):
-        self.plan = plan = make_plan(shape, src_strides, dst_strides)
+        self.plan = plan = make_plan(shape, src_strides, dst_strides, tile_transposes=True)
         if plan is None:
             return
         same = src_dtype is dst_dtype
@@ -42,11 +42,10 @@ class _Job:
         self.dst_tag = _UNITS[dst_dtype.itemsize] if same else _TAGS[dst_dtype]
         src_size, dst_size = src_dtype.itemsize, dst_dtype.itemsize
         # Byte ranges touched, relative to the addresses; and where the planned walk starts.
-        self.src_low, self.src_high = plan.src_extent[0] * src_size, (
-            plan.src_extent[1] + 1) * src_size
-        self.dst_low, self.dst_high = plan.dst_extent[0] * dst_size, (
-            plan.dst_extent[1] + 1) * dst_size
-        self.src_start, self.dst_start = plan.src_offset * src_size, plan.dst_offset * dst_size
+        (src_low, src_high), (dst_low, dst_high) = plan.extents
+        self.src_low, self.src_high = src_low * src_size, (src_high + 1) * src_size
+        self.dst_low, self.dst_high = dst_low * dst_size, (dst_high + 1) * dst_size
+        self.src_start, self.dst_start = plan.offsets[0] * src_size, plan.offsets[1] * dst_size
         self.alignment = min(src_size, 8) - 1 if same else 0
         self.parallel = (plan.size * max(src_size, dst_size) >= _PARALLEL_BYTES and _THREADS > 1
                          and (plan.tiled or src_dtype in _COMPUTED or dst_dtype in _COMPUTED))
@@ -92,16 +91,21 @@ def copy_array(src_address, src_strides, src_dtype, dst_address, dst_strides, ds
         return
     src_address += job.src_start
     dst_address += job.dst_start
+    src_strides, dst_strides = plan.strides
     if not job.parallel:
-        transfer(src_address, dst_address, plan.shape, plan.src_strides, plan.dst_strides,
-                 plan.tile, job.src_tag, job.dst_tag)
+        transfer(src_address, dst_address, plan.shape, src_strides, dst_strides, plan.tile,
+                 job.src_tag, job.dst_tag)
         return
+    src_size, dst_size = job.src_tag.itemsize, job.dst_tag.itemsize
+    run_in_parallel(transfer, [
+        (src_address + s * src_size, dst_address + d * dst_size, part, src_strides, dst_strides,
+         plan.tile, job.src_tag, job.dst_tag) for (s, d), part in plan.split(_THREADS)])
+
+
+def run_in_parallel(kernel, calls):
+    """Run ``kernel(*args)`` for each argument tuple on the engine's threads; wait for all."""
     global _pool
     if _pool is None:
-        _pool = concurrent.futures.ThreadPoolExecutor(_THREADS, "dlnumba-copy")
-    src_size, dst_size = job.src_tag.itemsize, job.dst_tag.itemsize
-    jobs = [_pool.submit(transfer, src_address + s * src_size, dst_address + d * dst_size, part,
-                         plan.src_strides, plan.dst_strides, plan.tile, job.src_tag, job.dst_tag)
-            for s, d, part in plan.split(_THREADS)]
-    for running in jobs:
+        _pool = concurrent.futures.ThreadPoolExecutor(_THREADS, "dlnumba-kernels")
+    for running in [_pool.submit(kernel, *args) for args in calls]:
         running.result()
