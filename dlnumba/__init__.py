@@ -14,6 +14,8 @@ from ._creation_functions import (
 )
 from ._data_type_functions import astype, can_cast, finfo, iinfo, isdtype, result_type
 from ._devices import Device
+from ._elementwise_functions import *  # noqa: F403 (every elementwise function)
+from ._elementwise_functions import __all__ as _elementwise_names
 from ._dtypes import (
     bfloat16, bool, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64,
@@ -45,6 +47,8 @@ __all__ = [
     "ones_like", "zeros", "zeros_like",
     # data type functions
     "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
+    # elementwise functions
+    *_elementwise_names,
     # manipulation functions
     "reshape",
     # DLPack, legacy interface

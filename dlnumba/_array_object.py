@@ -160,6 +160,20 @@ class ndarray:
             return tuple(_from_numpy(r) for r in result)
         return _from_numpy(result)
 
+    # ---- operators ----
+
+    def __abs__(self):
+        return _elementwise("abs")(self)
+
+    def __neg__(self):
+        return _elementwise("negative")(self)
+
+    def __pos__(self):
+        return _elementwise("positive")(self)
+
+    def __invert__(self):
+        return _elementwise("bitwise_invert")(self)
+
     # ---- views and copies ----
 
     def _view(self, offset, shape, strides):
@@ -258,6 +272,62 @@ class ndarray:
         if self._device != CPU:
             text += f", device='{self._device}'"
         return text + ")"
+
+
+def _elementwise(name):
+    from . import _elementwise_functions
+    return getattr(_elementwise_functions, name)
+
+
+def _binary_operator(name, dunder):
+    """The forward, reflected and in-place methods of a binary operator."""
+
+    def forward(self, other):
+        if not isinstance(other, (ndarray, bool, int, float, complex)):
+            return NotImplemented
+        return _elementwise(name)(self, other)
+
+    def reflected(self, other):
+        if not isinstance(other, (bool, int, float, complex)):
+            return NotImplemented
+        return _elementwise(name)(other, self)
+
+    def in_place(self, other):
+        if not isinstance(other, (ndarray, bool, int, float, complex)):
+            return NotImplemented
+        if self._readonly:
+            raise ValueError("in-place operation on a read-only array")
+        from . import _elementwise_functions
+        return _elementwise_functions._binary(name, self, other, out=self)
+
+    for method, prefix in ((forward, ""), (reflected, "r"), (in_place, "i")):
+        method.__name__ = f"__{prefix}{dunder}__"
+        method.__doc__ = f"``{name}`` as the ``{prefix}{dunder}`` operator."
+        setattr(ndarray, method.__name__, method)
+
+
+for _name, _dunder in (("add", "add"), ("subtract", "sub"), ("multiply", "mul"),
+                       ("divide", "truediv"), ("floor_divide", "floordiv"), ("remainder", "mod"),
+                       ("pow", "pow"), ("bitwise_and", "and"), ("bitwise_or", "or"),
+                       ("bitwise_xor", "xor"), ("bitwise_left_shift", "lshift"),
+                       ("bitwise_right_shift", "rshift")):
+    _binary_operator(_name, _dunder)
+
+
+def _comparison(name, dunder):
+    def compare(self, other):
+        if not isinstance(other, (ndarray, bool, int, float, complex)):
+            return NotImplemented
+        return _elementwise(name)(self, other)
+
+    compare.__name__ = f"__{dunder}__"
+    setattr(ndarray, compare.__name__, compare)
+
+
+for _name, _dunder in (("equal", "eq"), ("not_equal", "ne"), ("less", "lt"),
+                       ("less_equal", "le"), ("greater", "gt"), ("greater_equal", "ge")):
+    _comparison(_name, _dunder)
+ndarray.__hash__ = None
 
 
 def _ufunc_operand(x):

@@ -8,10 +8,11 @@ import numpy as np
 
 from .. import _dtypes
 from .._layout import c_strides
+from .elementwise import binary, op_tag, unary
 from .plan import make_plan
 from .transfer import BFLOAT16_TAG, FLOAT16_TAG, transfer
 
-__all__ = ["copy_array"]
+__all__ = ["copy_array", "apply_elementwise"]
 
 _TAGS = {d: np.empty(0, BFLOAT16_TAG if d is _dtypes.bfloat16 else
                      FLOAT16_TAG if d is _dtypes.float16 else d.storage)
@@ -109,3 +110,59 @@ def run_in_parallel(kernel, calls):
         _pool = concurrent.futures.ThreadPoolExecutor(_THREADS, "dlnumba-kernels")
     for running in [_pool.submit(kernel, *args) for args in calls]:
         running.result()
+
+
+_OP_TAGS = {}
+
+
+def apply_elementwise(name, kind, inputs, out, shape, compute_dtype):
+    """Compute ``out = name(*inputs)`` elementwise.
+
+    Parameters
+    ----------
+    name, kind : str
+        The scalar operation and the kind of ``compute_dtype`` (``bool``, ``int``, ``float``,
+        ``complex``) that select its implementation in :mod:`.scalar`.
+    inputs : sequence of (address, strides, dtype)
+        One or two operands, strides in elements already broadcast to ``shape``.
+    out : (address, strides, dtype)
+    shape : tuple of int
+    compute_dtype : DType
+        The dtype the operands are converted to before the operation.
+
+    An input that overlaps the output other than exactly (``x[1:] += x[:-1]``) is read from a
+    snapshot, so the result is as if every input were read before the first write.
+    """
+    plan = make_plan(shape, *(strides for _, strides, _ in inputs), out[1])
+    if plan is None:
+        return
+    out_address, out_strides, out_dtype = out
+    out_low, out_high = (out_address + e * out_dtype.itemsize for e in plan.extents[-1])
+    arguments = []
+    for k, (address, strides, dtype) in enumerate(inputs):
+        low, high = (address + e * dtype.itemsize for e in plan.extents[k])
+        if (low < out_high + out_dtype.itemsize and out_low < high + dtype.itemsize
+                and not (address == out_address and strides == out_strides)):
+            snapshot = np.empty(plan.size * dtype.itemsize, np.uint8)
+            copy = snapshot.__array_interface__["data"][0], c_strides(shape), dtype
+            copy_array(address, strides, dtype, copy[0], copy[1], dtype, shape)
+            return apply_elementwise(name, kind, [copy if i == k else operand for i, operand
+                                                  in enumerate(inputs)], out, shape,
+                                     compute_dtype)
+        arguments.append((address + plan.offsets[k] * dtype.itemsize, plan.strides[k],
+                          _TAGS[dtype]))
+    arguments.append((out_address + plan.offsets[-1] * out_dtype.itemsize, plan.strides[-1],
+                      _TAGS[out_dtype]))
+    tag = _OP_TAGS.get((name, kind))
+    if tag is None:
+        tag = _OP_TAGS[(name, kind)] = op_tag(name, kind)
+    kernel = unary if len(inputs) == 1 else binary
+    compute_tag = _TAGS[compute_dtype]
+    if plan.size * out_dtype.itemsize < _PARALLEL_BYTES or _THREADS == 1:
+        kernel(tag, plan.shape, *(v for argument in arguments for v in argument), compute_tag)
+        return
+    sizes = [a[2].itemsize for a in arguments]
+    run_in_parallel(kernel, [
+        (tag, part, *(v for (address, strides, t), size, offset in zip(arguments, sizes, offsets)
+                      for v in (address + offset * size, strides, t)), compute_tag)
+        for offsets, part in plan.split(_THREADS)])

@@ -1,0 +1,191 @@
+"""Elementwise functions of the array API standard, compiled by Numba (``kernels.elementwise``).
+
+Each function is one row of ``_FUNCTIONS``: its arity, the dtype kinds it accepts (the
+standard's categories), and how its result dtype follows from the promoted input dtype.
+Binary functions take Python scalars for either operand, as the standard allows.
+"""
+
+from ._array_object import check_scalar_kind, ndarray
+from ._data_type_functions import iinfo, result_type
+from ._dtypes import (bfloat16, bool as bool_, complex64, complex128, float16, float32, float64,
+                      promote)
+from ._layout import broadcast_shapes, broadcast_strides
+from .kernels import apply_elementwise
+
+_CATEGORIES = {
+    "numeric": ("signed integer", "unsigned integer", "real floating", "complex floating"),
+    "real numeric": ("signed integer", "unsigned integer", "real floating"),
+    "integer": ("signed integer", "unsigned integer"),
+    "integer or boolean": ("signed integer", "unsigned integer", "bool"),
+    "boolean": ("bool",),
+    "floating-point": ("real floating", "complex floating"),
+    "real floating-point": ("real floating",),
+    "complex floating-point": ("complex floating",),
+    "all": ("bool", "signed integer", "unsigned integer", "real floating", "complex floating"),
+}
+_KIND = {"bool": "bool", "signed integer": "int", "unsigned integer": "int",
+         "real floating": "float", "complex floating": "complex"}
+_REAL = {complex64: float32, complex128: float64}
+
+# name: (arity, category, result) with result "same" (the promoted dtype), "bool", or "real"
+# (the real dtype of a complex input).
+_FUNCTIONS = {
+    "abs": (1, "numeric", "real"), "acos": (1, "floating-point", "same"),
+    "acosh": (1, "floating-point", "same"), "add": (2, "numeric", "same"),
+    "asin": (1, "floating-point", "same"), "asinh": (1, "floating-point", "same"),
+    "atan": (1, "floating-point", "same"), "atan2": (2, "real floating-point", "same"),
+    "atanh": (1, "floating-point", "same"), "bitwise_and": (2, "integer or boolean", "same"),
+    "bitwise_left_shift": (2, "integer", "same"), "bitwise_invert": (1, "integer or boolean", "same"),
+    "bitwise_or": (2, "integer or boolean", "same"), "bitwise_right_shift": (2, "integer", "same"),
+    "bitwise_xor": (2, "integer or boolean", "same"), "ceil": (1, "real numeric", "same"),
+    "conj": (1, "numeric", "same"), "copysign": (2, "real floating-point", "same"),
+    "cos": (1, "floating-point", "same"), "cosh": (1, "floating-point", "same"),
+    "divide": (2, "floating-point", "same"), "equal": (2, "all", "bool"),
+    "exp": (1, "floating-point", "same"), "expm1": (1, "floating-point", "same"),
+    "floor": (1, "real numeric", "same"), "floor_divide": (2, "real numeric", "same"),
+    "greater": (2, "real numeric", "bool"), "greater_equal": (2, "real numeric", "bool"),
+    "hypot": (2, "real floating-point", "same"), "imag": (1, "complex floating-point", "real"),
+    "isfinite": (1, "numeric", "bool"), "isinf": (1, "numeric", "bool"),
+    "isnan": (1, "numeric", "bool"), "less": (2, "real numeric", "bool"),
+    "less_equal": (2, "real numeric", "bool"), "log": (1, "floating-point", "same"),
+    "log1p": (1, "floating-point", "same"), "log2": (1, "floating-point", "same"),
+    "log10": (1, "floating-point", "same"), "logaddexp": (2, "real floating-point", "same"),
+    "logical_and": (2, "boolean", "same"), "logical_not": (1, "boolean", "same"),
+    "logical_or": (2, "boolean", "same"), "logical_xor": (2, "boolean", "same"),
+    "maximum": (2, "real numeric", "same"), "minimum": (2, "real numeric", "same"),
+    "multiply": (2, "numeric", "same"), "negative": (1, "numeric", "same"),
+    "nextafter": (2, "real floating-point", "same"), "not_equal": (2, "all", "bool"),
+    "positive": (1, "numeric", "same"), "pow": (2, "numeric", "same"),
+    "real": (1, "numeric", "real"), "reciprocal": (1, "floating-point", "same"),
+    "remainder": (2, "real numeric", "same"), "round": (1, "numeric", "same"),
+    "sign": (1, "numeric", "same"), "signbit": (1, "real floating-point", "bool"),
+    "sin": (1, "floating-point", "same"), "sinh": (1, "floating-point", "same"),
+    "square": (1, "numeric", "same"), "sqrt": (1, "floating-point", "same"),
+    "subtract": (2, "numeric", "same"), "tan": (1, "floating-point", "same"),
+    "tanh": (1, "floating-point", "same"), "trunc": (1, "real numeric", "same"),
+}
+# Functions that leave some kinds unchanged: the result is a copy of the input.
+_IDENTITY = {"ceil": ("int",), "floor": ("int",), "trunc": ("int",), "round": ("int",),
+             "conj": ("int", "float"), "real": ("int", "float")}
+
+
+def _check(name, dtype):
+    category = _FUNCTIONS[name][1]
+    if dtype.kind not in _CATEGORIES[category]:
+        raise TypeError(f"{name} takes arrays of {category} dtypes, not {dtype}")
+
+
+def _result_dtype(name, dtype):
+    rule = _FUNCTIONS[name][2]
+    if rule == "bool":
+        return bool_
+    if rule == "real":
+        return _REAL.get(dtype, dtype)
+    return dtype
+
+
+def _compute_dtype(dtype):
+    return float32 if dtype in (float16, bfloat16) else dtype
+
+
+def _unary(name, x, /):
+    if not isinstance(x, ndarray):
+        raise TypeError(f"{name} expects a dlnumba.ndarray, not {type(x).__name__}")
+    _check(name, x.dtype)
+    kind = _KIND[x.dtype.kind]
+    if kind in _IDENTITY.get(name, ()):
+        return x._copy()
+    out = ndarray._empty(x.shape, _result_dtype(name, x.dtype), x.device)
+    apply_elementwise(name, kind, [(x._address, x._strides, x.dtype)],
+                      (out._address, out._strides, out.dtype), x.shape,
+                      _compute_dtype(x.dtype))
+    return out
+
+
+def _as_operands(name, x1, x2):
+    """Two arrays from two operands, a Python scalar taking the other operand's dtype."""
+    scalars = (bool, int, float, complex)
+    if isinstance(x1, ndarray) and isinstance(x2, ndarray):
+        return x1, x2
+    if isinstance(x1, ndarray) and type(x2) in scalars:
+        return x1, _scalar_array(x2, result_type(x1.dtype, x2), x1.device)
+    if isinstance(x2, ndarray) and type(x1) in scalars:
+        return _scalar_array(x1, result_type(x2.dtype, x1), x2.device), x2
+    raise TypeError(f"{name} expects arrays, or an array and a Python scalar; got "
+                    f"{type(x1).__name__} and {type(x2).__name__}")
+
+
+def _scalar_array(value, dtype, device):
+    from ._creation_functions import full
+    return full((), value, dtype=dtype, device=device)
+
+
+def _binary(name, x1, x2, /, out=None):
+    x1, x2 = _as_operands(name, x1, x2)
+    if x1.device != x2.device:
+        raise ValueError(f"{name}: arrays on {x1.device} and {x2.device} cannot be combined")
+    _check(name, x1.dtype)
+    _check(name, x2.dtype)
+    dtype = promote(x1.dtype, x2.dtype)
+    shape = broadcast_shapes(x1.shape, x2.shape)
+    result_dtype = _result_dtype(name, dtype)
+    if out is None:
+        out = ndarray._empty(shape, result_dtype, x1.device)
+    elif out.dtype is not result_dtype or out.shape != shape:
+        raise TypeError(f"in-place {name} would change the array's dtype {out.dtype} or shape "
+                        f"{out.shape} to {result_dtype} {shape}")
+    apply_elementwise(name, _KIND[dtype.kind],
+                      [(x1._address, broadcast_strides(x1.shape, x1._strides, shape), x1.dtype),
+                       (x2._address, broadcast_strides(x2.shape, x2._strides, shape), x2.dtype)],
+                      (out._address, out._strides, out.dtype), shape, _compute_dtype(dtype))
+    return out
+
+
+def _make(name):
+    arity = _FUNCTIONS[name][0]
+    if arity == 1:
+        def function(x, /):
+            return _unary(name, x)
+    else:
+        def function(x1, x2, /):
+            return _binary(name, x1, x2)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (f"Elementwise ``{name}`` (array API standard); takes {_FUNCTIONS[name][1]} "
+                        "dtypes" + (", and Python scalars for either operand." if arity == 2 else "."))
+    return function
+
+
+for _name in _FUNCTIONS:
+    globals()[_name] = _make(_name)
+
+
+def clip(x, /, min=None, max=None):
+    """Clamp each element of ``x`` to ``[min, max]``; the result has ``x``'s dtype.
+
+    ``min`` and ``max`` are arrays or Python scalars of ``x``'s kind (None: no bound); a NaN
+    bound gives NaN; an integer scalar beyond ``x``'s range is no bound on that side.
+    """
+    if not isinstance(x, ndarray):
+        raise TypeError(f"clip expects a dlnumba.ndarray, not {type(x).__name__}")
+    _check("maximum", x.dtype)
+    result = x
+    for bound, name in ((min, "maximum"), (max, "minimum")):
+        if bound is None:
+            continue
+        if type(bound) in (int, float):
+            check_scalar_kind(bound, x.dtype)
+            if type(bound) is int and x.dtype.kind != "real floating":
+                limits = iinfo(x.dtype)
+                bound = _builtin_min(_builtin_max(bound, limits.min), limits.max)
+        elif not isinstance(bound, ndarray):
+            raise TypeError(f"clip bounds must be arrays or Python scalars, not {bound!r}")
+        elif (bound.dtype.kind == "real floating") != (x.dtype.kind == "real floating"):
+            raise TypeError(f"a clip bound of dtype {bound.dtype} does not match x's {x.dtype}")
+        result = _binary(name, result, bound)
+        if result.dtype is not x.dtype:
+            result = result._copy(x.dtype)
+    return x._copy() if result is x else result
+
+
+_builtin_min, _builtin_max = min, max
+__all__ = sorted(_FUNCTIONS) + ["clip"]

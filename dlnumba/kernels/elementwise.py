@@ -1,0 +1,149 @@
+"""Elementwise kernels: one scalar operation applied over broadcast, strided layouts.
+
+The operation travels as a tag (an empty array whose record dtype's one field names the
+implementation, ``"add:float"``), so each (operation, dtypes) pair is its own compiled
+specialization, cached on disk, and Numba types the call on its fast path. Operands are
+loaded from storage and converted to the computation dtype, combined by the scalar function
+from :mod:`.scalar`, and stored converted to the output's dtype. The innermost dimension has
+a contiguous fast path (and one for a broadcast scalar operand) that LLVM vectorizes.
+"""
+
+import numpy as np
+from numba import njit, types
+from numba.extending import overload
+
+from .scalar import IMPLEMENTATIONS
+from .transfer import (_bfloat16_from_float32, _convert, _half_from_float32, _half_from_float64,
+                       _storage, _typed_pointer)
+
+_COMPILED = {}
+
+
+def op_tag(name, kind):
+    """The tag that selects ``IMPLEMENTATIONS[name][kind]``."""
+    return np.empty(0, np.dtype([(f"{name}:{kind}", np.uint8)]))
+
+
+def _implementation(tag):
+    name, kind = next(iter(tag.dtype.fields)).split(":")
+    function = _COMPILED.get((name, kind))
+    if function is None:
+        function = _COMPILED[(name, kind)] = njit(IMPLEMENTATIONS[name][kind],
+                                                  error_model="numpy")
+    return function
+
+
+def _apply(op, *operands):
+    """Apply the operation ``op`` names (compiled only)."""
+
+
+@overload(_apply, jit_options={"error_model": "numpy"})
+def _apply_overload(op, *operands):
+    function = _implementation(op)
+    if len(operands) == 1:
+        return lambda op, *operands: function(operands[0])
+    return lambda op, *operands: function(operands[0], operands[1])
+
+
+def _store(value, tag):
+    """A computed value in the storage form of ``tag``'s dtype (compiled only)."""
+
+
+@overload(_store)
+def _store_overload(value, tag):
+    dtype = tag.dtype
+    if dtype == types.boolean:
+        return lambda value, tag: np.uint8(value != 0)
+    if isinstance(dtype, types.Record):
+        is_half = next(iter(dtype.fields)) == "float16"
+        if is_half and value == types.float64:
+            return lambda value, tag: _half_from_float64(value)
+        if is_half:
+            return lambda value, tag: _half_from_float32(np.float32(value))
+        return lambda value, tag: _bfloat16_from_float32(np.float32(value))
+    target = _storage(dtype)
+    return lambda value, tag: target(value)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def unary(op, shape, x_address, x_strides, x_tag, out_address, out_strides, out_tag,
+          compute_tag):
+    """``out = op(x)`` over a planned layout (strides in elements, at least 2-D)."""
+    x = _typed_pointer(x_address, x_tag)
+    out = _typed_pointer(out_address, out_tag)
+    last = shape.size - 1
+    inner, sx, so = shape[last], x_strides[last], out_strides[last]
+    outer = 1
+    for d in range(last):
+        outer *= shape[d]
+    index = np.zeros(last + 1, np.int64)
+    bx = bo = 0
+    for _ in range(outer):
+        if sx == 1 and so == 1:
+            for i in range(inner):
+                out[bo + i] = _store(_apply(op, _convert(x[bx + i], x_tag, compute_tag)),
+                                     out_tag)
+        else:
+            for i in range(inner):
+                out[bo + i * so] = _store(
+                    _apply(op, _convert(x[bx + i * sx], x_tag, compute_tag)), out_tag)
+        d = last - 1
+        while d >= 0:
+            index[d] += 1
+            bx += x_strides[d]
+            bo += out_strides[d]
+            if index[d] < shape[d]:
+                break
+            bx -= x_strides[d] * shape[d]
+            bo -= out_strides[d] * shape[d]
+            index[d] = 0
+            d -= 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def binary(op, shape, x_address, x_strides, x_tag, y_address, y_strides, y_tag, out_address,
+           out_strides, out_tag, compute_tag):
+    """``out = op(x, y)`` over a planned layout (strides in elements, at least 2-D)."""
+    x = _typed_pointer(x_address, x_tag)
+    y = _typed_pointer(y_address, y_tag)
+    out = _typed_pointer(out_address, out_tag)
+    last = shape.size - 1
+    inner, sx, sy, so = shape[last], x_strides[last], y_strides[last], out_strides[last]
+    outer = 1
+    for d in range(last):
+        outer *= shape[d]
+    index = np.zeros(last + 1, np.int64)
+    bx = by = bo = 0
+    for _ in range(outer):
+        if so == 1 and sx == 1 and sy == 1:
+            for i in range(inner):
+                out[bo + i] = _store(_apply(op, _convert(x[bx + i], x_tag, compute_tag),
+                                            _convert(y[by + i], y_tag, compute_tag)), out_tag)
+        elif so == 1 and sx == 1 and sy == 0:
+            value = _convert(y[by], y_tag, compute_tag)
+            for i in range(inner):
+                out[bo + i] = _store(_apply(op, _convert(x[bx + i], x_tag, compute_tag), value),
+                                     out_tag)
+        elif so == 1 and sx == 0 and sy == 1:
+            value = _convert(x[bx], x_tag, compute_tag)
+            for i in range(inner):
+                out[bo + i] = _store(_apply(op, value, _convert(y[by + i], y_tag, compute_tag)),
+                                     out_tag)
+        else:
+            for i in range(inner):
+                out[bo + i * so] = _store(_apply(op, _convert(x[bx + i * sx], x_tag, compute_tag),
+                                                 _convert(y[by + i * sy], y_tag, compute_tag)),
+                                          out_tag)
+        d = last - 1
+        while d >= 0:
+            index[d] += 1
+            bx += x_strides[d]
+            by += y_strides[d]
+            bo += out_strides[d]
+            if index[d] < shape[d]:
+                break
+            bx -= x_strides[d] * shape[d]
+            by -= y_strides[d] * shape[d]
+            bo -= out_strides[d] * shape[d]
+            index[d] = 0
+            d -= 1
