@@ -20,6 +20,7 @@ from ._dtypes import (
     bfloat16, bool, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64,
 )
+from ._indexing_functions import take, take_along_axis
 from ._info import __array_namespace_info__
 from ._manipulation_functions import reshape
 from . import numba_ext  # registers dlnumba.ndarray with Numba
@@ -49,6 +50,8 @@ __all__ = [
     "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
     # elementwise functions
     *_elementwise_names,
+    # indexing functions
+    "take", "take_along_axis",
     # manipulation functions
     "reshape",
     # DLPack, legacy interface

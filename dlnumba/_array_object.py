@@ -205,29 +205,29 @@ class ndarray:
 
     def _fill(self, value):
         """Write the Python scalar ``value`` to every element."""
-        encoded = np.array(value, dtype=np.float32 if self._dtype is bfloat16 else
-                           self._dtype.storage)
-        source = ndarray._new(encoded.__array_interface__["data"][0], (), (),
-                              float32 if self._dtype is bfloat16 else self._dtype, self._device,
-                              encoded, True)
-        self._assign(source)
+        self._assign(_scalar_source(value, self._dtype))
 
     def __getitem__(self, key):
+        if _indexing.is_array_index(key):
+            shape, offsets = _indexing.array_index_offsets(self, key)
+            return _indexing.gather_offsets(self, shape, offsets)
         offset, shape, strides = view_of(key, self._shape, self._strides)
         return self._view(offset, shape, strides)
 
     def __setitem__(self, key, value):
         if self._readonly:
             raise ValueError("assignment destination is read-only")
-        target = self[key]
         if type(value) in _SCALAR_KINDS:
             check_scalar_kind(value, self._dtype)
-            target._fill(value)
-            return
-        if not isinstance(value, ndarray):
+            value = _scalar_source(value, self._dtype)
+        elif not isinstance(value, ndarray):
             from ._creation_functions import asarray
             value = asarray(value, dtype=None if hasattr(value, "__dlpack__") else self._dtype)
-        target._assign(value)
+        if _indexing.is_array_index(key):
+            shape, offsets = _indexing.array_index_offsets(self, key)
+            _indexing.scatter_offsets(self, shape, offsets, value)
+        else:
+            self[key]._assign(value)
 
     def __iter__(self):
         if not self._shape:
@@ -272,6 +272,14 @@ class ndarray:
         if self._device != CPU:
             text += f", device='{self._device}'"
         return text + ")"
+
+
+def _scalar_source(value, dtype):
+    """A 0-d host array holding the Python scalar ``value`` for storing into ``dtype``
+    (bfloat16 values go through float32, rounded by the engine)."""
+    encoded = np.array(value, dtype=np.float32 if dtype is bfloat16 else dtype.storage)
+    return ndarray._new(encoded.__array_interface__["data"][0], (), (),
+                        float32 if dtype is bfloat16 else dtype, CPU, encoded, True)
 
 
 def _elementwise(name):
@@ -368,3 +376,6 @@ def _require_host(device):
         raise ValueError(f"device {device} is not available: this build of dlnumba has only the "
                          "CPU backend")
 
+
+
+from . import _indexing_functions as _indexing  # noqa: E402 (it needs ndarray)

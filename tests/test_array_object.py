@@ -237,13 +237,20 @@ def test_non_basic_index_kinds(key):
         x[key]
 
 
-@pytest.mark.parametrize("key", [xp.asarray(1.0), xp.asarray(True), (0, xp.asarray(0j))],
-                         ids=["float64", "bool", "complex128"])
+@pytest.mark.parametrize("key", [xp.asarray(1.0), (0, xp.asarray(0j))],
+                         ids=["float64", "complex128"])
 def test_non_integer_array_index(key):
-    """A 0-d array of a non-integer dtype is no basic index: IndexError, as for floats."""
+    """A 0-d array of a non-integer, non-bool dtype is no index: IndexError, as for floats."""
     x = xp.zeros((3, 3))
     with pytest.raises(IndexError):
         x[key]
+
+
+@pytest.mark.parametrize("flag, length", [(True, 1), (False, 0)])
+def test_zero_d_bool_array_is_a_mask(flag, length):
+    """A 0-d bool array indexes as a mask, adding a leading axis of length 1 or 0 (NumPy's)."""
+    x = xp.zeros((3, 3))
+    assert x[xp.asarray(flag)].shape == np.zeros((3, 3))[np.asarray(flag)].shape == (length, 3, 3)
 
 
 def test_integer_like_indices():

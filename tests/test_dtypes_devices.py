@@ -240,7 +240,7 @@ def test_info_unavailable_device(info, dev):
 def test_info_capabilities(info):
     """capabilities() has the array API keys with the right types."""
     caps = info.capabilities()
-    assert caps["boolean indexing"] is False
+    assert caps["boolean indexing"] is True
     assert caps["data-dependent shapes"] is False
     assert isinstance(caps["max dimensions"], int) and caps["max dimensions"] >= 32
 

@@ -1,0 +1,162 @@
+"""Array indexing: boolean masks, integer arrays, ``take`` and ``take_along_axis``.
+
+Reads gather the selected elements into a new C-contiguous array; writes scatter a value,
+broadcast and cast to the array's dtype, into them. Offsets come from ``kernels.indexing``.
+"""
+
+import operator
+
+import numpy as np
+
+from ._array_object import ndarray
+from ._dtypes import int64
+from ._layout import broadcast_shapes, broadcast_strides, size_of
+from .kernels import _UNITS
+from .kernels.indexing import add_index_offsets, gather, layout_offsets, mask_offsets, scatter
+
+
+def is_array_index(key):
+    """Whether ``key`` asks for array indexing (a bool array, or integer arrays of any ndim
+    other than 0-d integers, which index like ints)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, ndarray) and (k.dtype.kind == "bool" or k.ndim > 0) for k in parts)
+
+
+def array_index_offsets(x, key):
+    """The result shape and the element offsets into ``x`` selected by an array index.
+
+    Raises
+    ------
+    IndexError
+        For a mask not alone in the index or of the wrong shape, integer arrays mixed with
+        slices, ``...`` or None, fewer indices than dimensions, or an index out of bounds.
+    """
+    parts = key if isinstance(key, tuple) else (key,)
+    masks = [k for k in parts if isinstance(k, ndarray) and k.dtype.kind == "bool"]
+    if masks:
+        if len(parts) != 1:
+            raise IndexError("a boolean array index must be the only index")
+        return _mask_offsets(x, masks[0])
+    for k in parts:
+        integer_array = isinstance(k, ndarray) and k.dtype.kind in ("signed integer",
+                                                                    "unsigned integer")
+        if not integer_array and (isinstance(k, (bool, ndarray)) or not hasattr(type(k), "__index__")):
+            raise IndexError(f"integer array indexing takes only integers and integer arrays, "
+                             f"one per dimension; got {k!r}")
+    if len(parts) != x.ndim:
+        raise IndexError(f"integer array indexing needs one index per dimension: {x.ndim}, "
+                         f"not {len(parts)}")
+    arrays = [k if isinstance(k, ndarray) else operator.index(k) for k in parts]
+    shape = broadcast_shapes(*(a.shape for a in arrays if isinstance(a, ndarray)))
+    offsets = np.zeros(size_of(shape), np.int64)
+    for axis, index in enumerate(arrays):
+        _add_offsets(offsets, index, shape, x.shape[axis], x._strides[axis], axis)
+    return shape, offsets
+
+
+def _add_offsets(offsets, index, shape, size, stride, axis):
+    """Add ``index * stride`` (wrapped, bounds-checked) to the offsets of each element."""
+    if isinstance(index, ndarray):
+        values = ndarray._new(index._address, shape,
+                              broadcast_strides(index.shape, index._strides, shape),
+                              index.dtype, index.device, index, True)._copy(int64)._numpy()
+    else:
+        values = np.full(offsets.size, index, np.int64)
+    bad = add_index_offsets(offsets, values.reshape(-1), size, stride)
+    if bad >= 0:
+        raise IndexError(f"index {int(values.reshape(-1)[bad])} is out of bounds for axis "
+                         f"{axis} with size {size}")
+
+
+def _mask_offsets(x, mask):
+    k = mask.ndim
+    if mask.shape != x.shape[:k]:
+        raise IndexError(f"boolean index of shape {mask.shape} does not match the array's "
+                         f"leading dimensions {x.shape[:k]}")
+    flags = mask._copy()._numpy().view(np.uint8).reshape(-1)
+    lead = np.empty(flags.size, np.int64)
+    count = mask_offsets(flags, np.array(mask.shape, np.int64),
+                         np.array(x._strides[:k], np.int64), lead)
+    trailing_shape = x.shape[k:]
+    trailing = np.empty(size_of(trailing_shape), np.int64)
+    layout_offsets(np.array(trailing_shape, np.int64), np.array(x._strides[k:], np.int64),
+                   trailing)
+    offsets = (lead[:count, None] + trailing[None, :]).reshape(-1)
+    return (count,) + trailing_shape, offsets
+
+
+def gather_offsets(x, shape, offsets):
+    """A new array of ``shape`` holding the elements of ``x`` at ``offsets``."""
+    out = ndarray._empty(shape, x.dtype, x.device)
+    gather(x._address, offsets, out._address, _UNITS[x.dtype.itemsize])
+    return out
+
+
+def scatter_offsets(x, shape, offsets, value):
+    """Write ``value`` (broadcast to ``shape``, cast to ``x``'s dtype) to ``x`` at ``offsets``."""
+    source = ndarray._empty(shape, x.dtype, x.device)
+    source._assign(value)
+    scatter(source._address, offsets, x._address, _UNITS[x.dtype.itemsize])
+
+
+def take(x, indices, /, *, axis=None):
+    """Elements of ``x`` at integer ``indices`` (1-D) along ``axis``.
+
+    ``axis`` may be omitted for a 1-D ``x``. Negative indices count from the end.
+
+    Raises
+    ------
+    IndexError
+        For an index outside ``[-n, n)``.
+    """
+    _check(x, indices, "take")
+    if indices.ndim != 1:
+        raise ValueError(f"take needs 1-D indices, not {indices.ndim}-D")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take needs an axis for a {x.ndim}-D array")
+        axis = 0
+    axis = _normalize_axis(axis, x.ndim)
+    shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]
+    placed = ndarray._new(indices._address, shape,
+                          tuple(indices._strides[0] if d == axis else 0 for d in range(x.ndim)),
+                          indices.dtype, indices.device, indices, True)
+    return _take_along(x, placed, axis, shape)
+
+
+def take_along_axis(x, indices, /, *, axis=-1):
+    """``out[..., j, ...] = x[..., indices[..., j, ...], ...]`` along ``axis``.
+
+    ``indices`` has ``x``'s number of dimensions and broadcasts with it except along ``axis``.
+    """
+    _check(x, indices, "take_along_axis")
+    if indices.ndim != x.ndim:
+        raise ValueError(f"take_along_axis needs indices with {x.ndim} dimensions, not "
+                         f"{indices.ndim}")
+    axis = _normalize_axis(axis, x.ndim)
+    others = broadcast_shapes(x.shape[:axis] + (1,) + x.shape[axis + 1:],
+                              indices.shape[:axis] + (1,) + indices.shape[axis + 1:])
+    shape = others[:axis] + indices.shape[axis:axis + 1] + others[axis + 1:]
+    return _take_along(x, indices, axis, shape)
+
+
+def _take_along(x, indices, axis, shape):
+    base_strides = broadcast_strides(x.shape[:axis] + (1,) + x.shape[axis + 1:],
+                                     x._strides[:axis] + (0,) + x._strides[axis + 1:], shape)
+    offsets = np.empty(size_of(shape), np.int64)
+    layout_offsets(np.array(shape, np.int64), np.array(base_strides, np.int64), offsets)
+    _add_offsets(offsets, indices, shape, x.shape[axis], x._strides[axis], axis)
+    return gather_offsets(x, shape, offsets)
+
+
+def _check(x, indices, name):
+    if not isinstance(x, ndarray) or not isinstance(indices, ndarray):
+        raise TypeError(f"{name} expects dlnumba arrays")
+    if indices.dtype.kind not in ("signed integer", "unsigned integer"):
+        raise TypeError(f"{name} needs integer indices, not {indices.dtype}")
+
+
+def _normalize_axis(axis, ndim):
+    if not -ndim <= axis < ndim:
+        raise IndexError(f"axis {axis} is out of bounds for an array of {ndim} dimensions")
+    return axis % ndim
