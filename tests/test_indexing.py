@@ -1,0 +1,193 @@
+"""Array indexing against NumPy: boolean masks, integer arrays, take, take_along_axis."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import dlnumba as xp
+
+DTYPES = ["bool", "int8", "uint16", "int32", "float32", "float64", "complex64", "complex128"]
+
+
+def as_numpy(x):
+    return np.from_dlpack(x)
+
+
+@st.composite
+def strided_arrays(draw, min_dims=1, max_dims=4):
+    """A NumPy array of a random dtype and layout (reversed or stepped axes, transposed)."""
+    dtype = draw(st.sampled_from(DTYPES))
+    shape = draw(hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=0, max_side=5))
+    base = np.arange(int(np.prod([2 * n for n in shape]))).astype(dtype)
+    a = base.reshape([2 * n for n in shape])[tuple(
+        draw(st.sampled_from([slice(None, n), slice(None, None, 2), slice(n - 1 if n else None,
+                                                                           None, -1)]))
+        for n in shape)]
+    if draw(st.booleans()):
+        a = a.transpose(draw(st.permutations(range(a.ndim))))
+    return a
+
+
+@given(strided_arrays(), st.data())
+def test_mask_getitem_matches_numpy(a, data):
+    k = data.draw(st.integers(0, a.ndim))
+    mask = data.draw(hnp.arrays(np.bool_, a.shape[:k]))
+    assert np.array_equal(as_numpy(xp.asarray(a)[xp.asarray(mask)]), a[mask])
+
+
+@given(strided_arrays(), st.data())
+def test_mask_setitem_matches_numpy(a, data):
+    a = a.copy()
+    mask = data.draw(hnp.arrays(np.bool_, a.shape))
+    x = xp.asarray(a.copy())
+    expected = a.copy()
+    expected[mask] = a.dtype.type(1)
+    x[xp.asarray(mask)] = True if a.dtype == np.bool_ else 1
+    assert np.array_equal(as_numpy(x), expected)
+
+
+@given(strided_arrays(), st.data())
+def test_integer_arrays_getitem_matches_numpy(a, data):
+    if 0 in a.shape:
+        return
+    index_shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=4))
+    key = []
+    for n in a.shape:
+        if data.draw(st.booleans()):
+            key.append(data.draw(st.integers(-n, n - 1)))
+        else:
+            shape = index_shape[data.draw(st.integers(0, len(index_shape))):]
+            key.append(data.draw(hnp.arrays(np.int64, shape, elements=st.integers(-n, n - 1))))
+    if all(isinstance(k, int) for k in key):
+        return
+    ours = xp.asarray(a)[tuple(xp.asarray(k) if isinstance(k, np.ndarray) else k for k in key)]
+    assert np.array_equal(as_numpy(ours), a[tuple(key)])
+
+
+@given(strided_arrays(max_dims=2), st.data())
+def test_integer_arrays_setitem_matches_numpy(a, data):
+    if 0 in a.shape:
+        return
+    a = a.copy()
+    key = tuple(data.draw(hnp.arrays(np.int64, (3,), elements=st.integers(-n, n - 1)))
+                for n in a.shape)
+    # duplicates make NumPy's result order-dependent; keep positions unique
+    flat = np.ravel_multi_index(tuple(k % n for k, n in zip(key, a.shape)), a.shape)
+    if len(set(flat.tolist())) != flat.size:
+        return
+    values = np.arange(3).astype(a.dtype)
+    expected = a.copy()
+    expected[key] = values
+    x = xp.asarray(a.copy())
+    x[tuple(xp.asarray(k) for k in key)] = xp.asarray(values)
+    assert np.array_equal(as_numpy(x), expected)
+
+
+@given(strided_arrays(), st.data())
+def test_take_matches_numpy(a, data):
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    n = a.shape[axis]
+    indices = data.draw(hnp.arrays(np.int64, data.draw(st.integers(0, 6)),
+                                   elements=st.integers(-n, n - 1) if n else st.just(0)))
+    if n == 0 and indices.size:
+        return
+    ours = xp.take(xp.asarray(a), xp.asarray(indices), axis=axis)
+    assert np.array_equal(as_numpy(ours), np.take(a, indices, axis=axis))
+
+
+@given(strided_arrays(), st.data())
+def test_take_along_axis_matches_numpy(a, data):
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    n = a.shape[axis]
+    if n == 0:
+        return
+    shape = list(a.shape)
+    shape[axis] = data.draw(st.integers(0, 5))
+    shape = [s if d == axis % a.ndim or not data.draw(st.booleans()) else 1
+             for d, s in enumerate(shape)]
+    indices = data.draw(hnp.arrays(np.int64, tuple(shape), elements=st.integers(-n, n - 1)))
+    ours = xp.take_along_axis(xp.asarray(a), xp.asarray(indices), axis=axis)
+    assert np.array_equal(as_numpy(ours), np.take_along_axis(a, indices, axis=axis))
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "complex128"])
+def test_gather_moves_every_item_size_exactly(dtype):
+    x = xp.astype(xp.asarray(np.arange(10.0)), getattr(xp, dtype))
+    picked = x[xp.asarray([9, 0, -1])]
+    values = xp.real(picked) if dtype == "complex128" else xp.astype(picked, xp.float64)
+    assert np.array_equal(values._numpy(), [9.0, 0.0, 9.0])
+
+
+def test_index_arrays_of_any_integer_dtype():
+    a = np.arange(12).reshape(3, 4)
+    x = xp.asarray(a)
+    for dtype in (xp.int8, xp.uint8, xp.int16, xp.uint64):
+        assert as_numpy(x[xp.asarray([2, 0], dtype=dtype), 1]).tolist() == [9, 1]
+
+
+# ---- errors ----
+
+def test_out_of_bounds_indices_raise_index_error():
+    x = xp.asarray(np.arange(12).reshape(3, 4))
+    with pytest.raises(IndexError, match="index 3 is out of bounds for axis 0 with size 3"):
+        x[xp.asarray([3]), 0]
+    with pytest.raises(IndexError, match="index -5 is out of bounds for axis 1 with size 4"):
+        xp.take(x, xp.asarray([-5]), axis=1)
+    with pytest.raises(IndexError, match="out of bounds"):
+        xp.take_along_axis(x, xp.asarray([[4]]), axis=1)
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[xp.asarray([0]), xp.asarray([9])] = 1
+
+
+def test_mask_rules():
+    x = xp.zeros((3, 4))
+    with pytest.raises(IndexError, match="does not match"):
+        x[xp.asarray([True, False])]
+    with pytest.raises(IndexError, match="only index"):
+        x[xp.asarray([True, False, True]), 0]
+
+
+def test_integer_array_rules():
+    x = xp.zeros((3, 4))
+    with pytest.raises(IndexError, match="one index per dimension: 2, not 1"):
+        x[xp.asarray([0, 1])]
+    with pytest.raises(IndexError, match="only integers and integer arrays"):
+        x[xp.asarray([0]), 1:]
+    with pytest.raises(IndexError, match="only integers and integer arrays"):
+        x[..., xp.asarray([0])]
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        x[xp.asarray([0, 1]), xp.asarray([0, 1, 2])]
+
+
+def test_take_arguments():
+    x = xp.zeros((3, 4))
+    with pytest.raises(ValueError, match="needs an axis"):
+        xp.take(x, xp.asarray([0]))
+    with pytest.raises(TypeError, match="integer indices"):
+        xp.take(x, xp.asarray([0.0]), axis=0)
+    with pytest.raises(ValueError, match="1-D indices"):
+        xp.take(x, xp.asarray([[0]]), axis=0)
+    with pytest.raises(IndexError, match="axis 2 is out of bounds"):
+        xp.take(x, xp.asarray([0]), axis=2)
+    with pytest.raises(ValueError, match="2 dimensions"):
+        xp.take_along_axis(x, xp.asarray([0]), axis=0)
+
+
+def test_read_only_arrays_refuse_array_index_writes():
+    a = np.arange(4)
+    a.flags.writeable = False
+    x = xp.from_dlpack(a)
+    with pytest.raises(ValueError, match="read-only"):
+        x[xp.asarray([True, False, True, False])] = 0
+    with pytest.raises(ValueError, match="read-only"):
+        x[xp.asarray([1])] = 0
+    assert a.tolist() == [0, 1, 2, 3]
+
+
+def test_results_are_new_memory():
+    a = np.arange(6)
+    x = xp.asarray(a)
+    picked = x[xp.asarray([0, 1])]
+    picked[0] = 99
+    assert a[0] == 0
