@@ -46,12 +46,13 @@ class ndarray:
         return self
 
     @classmethod
-    def _empty(cls, shape, dtype, device=CPU, zero=False):
-        """A new C-contiguous array on ``device``; its memory is uninitialised unless ``zero``."""
+    def _empty(cls, shape, dtype, device=CPU, zero=False, strides=None):
+        """A new dense array on ``device`` (C-contiguous unless ``strides``, a dense layout of
+        ``shape``, says otherwise); its memory is uninitialised unless ``zero``."""
         if device is not CPU:
             _require_host(device)
         address, owner = allocate_host(size_of(shape) * dtype.itemsize, zero)
-        return cls._new(address, shape, c_strides(shape), dtype, device, owner, False)
+        return cls._new(address, shape, strides or c_strides(shape), dtype, device, owner, False)
 
     def __getattr__(self, name):
         # Only the slots Numba reads are filled lazily: the first @njit call describes the array.
@@ -163,16 +164,16 @@ class ndarray:
     # ---- operators ----
 
     def __abs__(self):
-        return _elementwise("abs")(self)
+        return _elementwise._unary("abs", self)
 
     def __neg__(self):
-        return _elementwise("negative")(self)
+        return _elementwise._unary("negative", self)
 
     def __pos__(self):
-        return _elementwise("positive")(self)
+        return _elementwise._unary("positive", self)
 
     def __invert__(self):
-        return _elementwise("bitwise_invert")(self)
+        return _elementwise._unary("bitwise_invert", self)
 
     # ---- views and copies ----
 
@@ -205,7 +206,7 @@ class ndarray:
 
     def _fill(self, value):
         """Write the Python scalar ``value`` to every element."""
-        self._assign(_scalar_source(value, self._dtype))
+        self._assign(scalar_source(value, self._dtype))
 
     def __getitem__(self, key):
         if _indexing.is_array_index(key):
@@ -219,7 +220,7 @@ class ndarray:
             raise ValueError("assignment destination is read-only")
         if type(value) in _SCALAR_KINDS:
             check_scalar_kind(value, self._dtype)
-            value = _scalar_source(value, self._dtype)
+            value = scalar_source(value, self._dtype)
         elif not isinstance(value, ndarray):
             from ._creation_functions import asarray
             value = asarray(value, dtype=None if hasattr(value, "__dlpack__") else self._dtype)
@@ -274,7 +275,7 @@ class ndarray:
         return text + ")"
 
 
-def _scalar_source(value, dtype):
+def scalar_source(value, dtype):
     """A 0-d host array holding the Python scalar ``value`` for storing into ``dtype``
     (bfloat16 values go through float32, rounded by the engine)."""
     encoded = np.array(value, dtype=np.float32 if dtype is bfloat16 else dtype.storage)
@@ -282,31 +283,29 @@ def _scalar_source(value, dtype):
                         float32 if dtype is bfloat16 else dtype, CPU, encoded, True)
 
 
-def _elementwise(name):
-    from . import _elementwise_functions
-    return getattr(_elementwise_functions, name)
+_SCALARS = (bool, int, float, complex)
+_OPERANDS = (ndarray, *_SCALARS)
 
 
 def _binary_operator(name, dunder):
     """The forward, reflected and in-place methods of a binary operator."""
 
     def forward(self, other):
-        if not isinstance(other, (ndarray, bool, int, float, complex)):
+        if not isinstance(other, _OPERANDS):
             return NotImplemented
-        return _elementwise(name)(self, other)
+        return _elementwise._binary(name, self, other)
 
     def reflected(self, other):
-        if not isinstance(other, (bool, int, float, complex)):
+        if not isinstance(other, _SCALARS):
             return NotImplemented
-        return _elementwise(name)(other, self)
+        return _elementwise._binary(name, other, self)
 
     def in_place(self, other):
-        if not isinstance(other, (ndarray, bool, int, float, complex)):
+        if not isinstance(other, _OPERANDS):
             return NotImplemented
         if self._readonly:
             raise ValueError("in-place operation on a read-only array")
-        from . import _elementwise_functions
-        return _elementwise_functions._binary(name, self, other, out=self)
+        return _elementwise._binary(name, self, other, out=self)
 
     for method, prefix in ((forward, ""), (reflected, "r"), (in_place, "i")):
         method.__name__ = f"__{prefix}{dunder}__"
@@ -324,9 +323,9 @@ for _name, _dunder in (("add", "add"), ("subtract", "sub"), ("multiply", "mul"),
 
 def _comparison(name, dunder):
     def compare(self, other):
-        if not isinstance(other, (ndarray, bool, int, float, complex)):
+        if not isinstance(other, _OPERANDS):
             return NotImplemented
-        return _elementwise(name)(self, other)
+        return _elementwise._binary(name, self, other)
 
     compare.__name__ = f"__{dunder}__"
     setattr(ndarray, compare.__name__, compare)
@@ -378,4 +377,5 @@ def _require_host(device):
 
 
 
-from . import _indexing_functions as _indexing  # noqa: E402 (it needs ndarray)
+from . import _elementwise_functions as _elementwise  # noqa: E402 (they need ndarray)
+from . import _indexing_functions as _indexing  # noqa: E402

@@ -5,12 +5,14 @@ standard's categories), and how its result dtype follows from the promoted input
 Binary functions take Python scalars for either operand, as the standard allows.
 """
 
-from ._array_object import check_scalar_kind, ndarray
+import functools
+
+from ._array_object import check_scalar_kind, ndarray, scalar_source
 from ._data_type_functions import iinfo, result_type
 from ._dtypes import (bfloat16, bool as bool_, complex64, complex128, float16, float32, float64,
                       promote)
-from ._layout import broadcast_shapes, broadcast_strides
-from .kernels import apply_elementwise
+from ._layout import broadcast_shapes, broadcast_strides, c_strides, dense_strides_like
+from .kernels import apply_elementwise, elementwise_job
 
 _CATEGORIES = {
     "numeric": ("signed integer", "unsigned integer", "real floating", "complex floating"),
@@ -88,56 +90,91 @@ def _compute_dtype(dtype):
     return float32 if dtype in (float16, bfloat16) else dtype
 
 
+@functools.lru_cache(maxsize=4096)
+def _unary_signature(name, dtype, shape, strides):
+    _check(name, dtype)
+    kind = _KIND[dtype.kind]
+    return (kind, kind in _IDENTITY.get(name, ()), _result_dtype(name, dtype),
+            dense_strides_like(shape, strides), _compute_dtype(dtype))
+
+
 def _unary(name, x, /):
     if not isinstance(x, ndarray):
         raise TypeError(f"{name} expects a dlnumba.ndarray, not {type(x).__name__}")
-    _check(name, x.dtype)
-    kind = _KIND[x.dtype.kind]
-    if kind in _IDENTITY.get(name, ()):
+    kind, identity, result_dtype, out_strides, compute_dtype = _unary_signature(
+        name, x._dtype, x._shape, x._strides)
+    if identity:
         return x._copy()
-    out = ndarray._empty(x.shape, _result_dtype(name, x.dtype), x.device)
-    apply_elementwise(name, kind, [(x._address, x._strides, x.dtype)],
-                      (out._address, out._strides, out.dtype), x.shape,
-                      _compute_dtype(x.dtype))
+    out = ndarray._empty(x._shape, result_dtype, x._device, strides=out_strides)
+    apply_elementwise(name, kind, ((x._address, x._strides, x._dtype),),
+                      (out._address, out._strides, out._dtype), x._shape, compute_dtype)
     return out
 
 
 def _as_operands(name, x1, x2):
     """Two arrays from two operands, a Python scalar taking the other operand's dtype."""
-    scalars = (bool, int, float, complex)
-    if isinstance(x1, ndarray) and isinstance(x2, ndarray):
-        return x1, x2
-    if isinstance(x1, ndarray) and type(x2) in scalars:
-        return x1, _scalar_array(x2, result_type(x1.dtype, x2), x1.device)
-    if isinstance(x2, ndarray) and type(x1) in scalars:
-        return _scalar_array(x1, result_type(x2.dtype, x1), x2.device), x2
+    if isinstance(x1, ndarray) and type(x2) in _SCALARS:
+        return x1, _scalar_array(x2, x1.dtype)
+    if isinstance(x2, ndarray) and type(x1) in _SCALARS:
+        return _scalar_array(x1, x2.dtype), x2
     raise TypeError(f"{name} expects arrays, or an array and a Python scalar; got "
                     f"{type(x1).__name__} and {type(x2).__name__}")
 
 
-def _scalar_array(value, dtype, device):
-    from ._creation_functions import full
-    return full((), value, dtype=dtype, device=device)
+def _scalar_array(value, dtype):
+    """A 0-d array of ``value`` for an operation with an array of ``dtype`` (the standard's
+    mixed array/scalar rules: a complex scalar makes a real floating dtype complex)."""
+    if type(value) is complex and dtype.kind == "real floating":
+        dtype = result_type(dtype, value)
+    else:
+        check_scalar_kind(value, dtype)
+    if dtype is bfloat16:
+        from ._creation_functions import full
+        return full((), value, dtype=dtype)
+    return scalar_source(value, dtype)
+
+
+_SCALARS = (bool, int, float, complex)
+
+
+@functools.lru_cache(maxsize=4096)
+def _binary_signature(name, dtype1, dtype2, shape1, shape2, strides1, strides2):
+    """What a call needs besides the addresses: the result's shape, dtype and layout, the
+    broadcast strides, and the computation's kind and dtype."""
+    _check(name, dtype1)
+    _check(name, dtype2)
+    dtype = promote(dtype1, dtype2)
+    shape = broadcast_shapes(shape1, shape2)
+    strides1 = broadcast_strides(shape1, strides1, shape)
+    strides2 = broadcast_strides(shape2, strides2, shape)
+    template = strides1 if shape1 == shape else strides2 if shape2 == shape else c_strides(shape)
+    result_dtype, out_strides = _result_dtype(name, dtype), dense_strides_like(shape, template)
+    kind, compute_dtype = _KIND[dtype.kind], _compute_dtype(dtype)
+    job = elementwise_job(name, kind, ((strides1, dtype1), (strides2, dtype2),
+                                       (out_strides, result_dtype)), shape, compute_dtype)
+    return (shape, result_dtype, out_strides, strides1, strides2, kind, compute_dtype,
+            job if job.plan is not None and not job.parallel else None)
 
 
 def _binary(name, x1, x2, /, out=None):
-    x1, x2 = _as_operands(name, x1, x2)
-    if x1.device != x2.device:
+    if type(x1) is not ndarray or type(x2) is not ndarray:
+        x1, x2 = _as_operands(name, x1, x2)
+    if x1._device is not x2._device and x1._device != x2._device:
         raise ValueError(f"{name}: arrays on {x1.device} and {x2.device} cannot be combined")
-    _check(name, x1.dtype)
-    _check(name, x2.dtype)
-    dtype = promote(x1.dtype, x2.dtype)
-    shape = broadcast_shapes(x1.shape, x2.shape)
-    result_dtype = _result_dtype(name, dtype)
+    shape, result_dtype, out_strides, strides1, strides2, kind, compute_dtype, job = \
+        _binary_signature(name, x1._dtype, x2._dtype, x1._shape, x2._shape, x1._strides,
+                          x2._strides)
     if out is None:
-        out = ndarray._empty(shape, result_dtype, x1.device)
-    elif out.dtype is not result_dtype or out.shape != shape:
+        out = ndarray._empty(shape, result_dtype, x1._device, strides=out_strides)
+        if job is not None:  # fresh memory overlaps no input: straight to the kernel
+            job.call(x1._address, x2._address, out._address)
+            return out
+    elif out._dtype is not result_dtype or out._shape != shape:
         raise TypeError(f"in-place {name} would change the array's dtype {out.dtype} or shape "
                         f"{out.shape} to {result_dtype} {shape}")
-    apply_elementwise(name, _KIND[dtype.kind],
-                      [(x1._address, broadcast_strides(x1.shape, x1._strides, shape), x1.dtype),
-                       (x2._address, broadcast_strides(x2.shape, x2._strides, shape), x2.dtype)],
-                      (out._address, out._strides, out.dtype), shape, _compute_dtype(dtype))
+    apply_elementwise(name, kind, ((x1._address, strides1, x1._dtype),
+                                   (x2._address, strides2, x2._dtype)),
+                      (out._address, out._strides, out._dtype), shape, compute_dtype)
     return out
 
 

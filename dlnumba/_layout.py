@@ -164,3 +164,15 @@ def reshaped_strides(shape, strides, new_shape):
             step *= new_shape[k]
         new_index, old_index = new_end, old_end
     return tuple(result)
+
+
+def dense_strides_like(shape, strides):
+    """Strides of a dense array of ``shape`` whose axes are ordered in memory as ``strides``
+    order them (largest first, ties in axis order): NumPy's "K" order for a new result."""
+    order = sorted(range(len(shape)), key=lambda axis: -abs(strides[axis]))
+    result = [0] * len(shape)
+    step = 1
+    for axis in reversed(order):
+        result[axis] = step
+        step *= max(shape[axis], 1)
+    return tuple(result)

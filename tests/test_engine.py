@@ -146,4 +146,4 @@ def test_fresh_process_loads_copy_kernels_from_cache():
 
 
 def test_engine_is_exported():
-    assert kernels.__all__ == ["copy_array", "apply_elementwise"]
+    assert kernels.__all__ == ["copy_array", "apply_elementwise", "elementwise_job"]

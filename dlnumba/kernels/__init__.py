@@ -12,7 +12,7 @@ from .elementwise import binary, op_tag, unary
 from .plan import make_plan
 from .transfer import BFLOAT16_TAG, FLOAT16_TAG, transfer
 
-__all__ = ["copy_array", "apply_elementwise"]
+__all__ = ["copy_array", "apply_elementwise", "elementwise_job"]
 
 _TAGS = {d: np.empty(0, BFLOAT16_TAG if d is _dtypes.bfloat16 else
                      FLOAT16_TAG if d is _dtypes.float16 else d.storage)
@@ -112,7 +112,47 @@ def run_in_parallel(kernel, calls):
         running.result()
 
 
-_OP_TAGS = {}
+class _ElementwiseJob:
+    """Everything about an elementwise call that depends only on its layouts and dtypes."""
+
+    __slots__ = ("plan", "kernel", "op", "tags", "compute_tag", "sizes", "starts", "lows",
+                 "highs", "parallel")
+
+    def __init__(self, name, kind, layouts, shape, compute_dtype):
+        self.plan = plan = make_plan(shape, *(strides for strides, _ in layouts))
+        if plan is None:
+            return
+        self.kernel = unary if len(layouts) == 2 else binary
+        self.op = op_tag(name, kind)
+        self.tags = [_TAGS[dtype] for _, dtype in layouts]
+        self.compute_tag = _TAGS[compute_dtype]
+        self.sizes = [dtype.itemsize for _, dtype in layouts]
+        self.starts = [offset * size for offset, size in zip(plan.offsets, self.sizes)]
+        self.lows = [low * size for (low, _), size in zip(plan.extents, self.sizes)]
+        self.highs = [(high + 1) * size for (_, high), size in zip(plan.extents, self.sizes)]
+        self.parallel = plan.size * self.sizes[-1] >= _PARALLEL_BYTES and _THREADS > 1
+
+    def call(self, *addresses):
+        """Run on one thread for operands at ``addresses`` that do not overlap the output."""
+        starts, strides, tags = self.starts, self.plan.strides, self.tags
+        if len(addresses) == 3:
+            self.kernel(self.op, self.plan.shape, addresses[0] + starts[0], strides[0], tags[0],
+                        addresses[1] + starts[1], strides[1], tags[1],
+                        addresses[2] + starts[2], strides[2], tags[2], self.compute_tag)
+        else:
+            self.kernel(self.op, self.plan.shape, addresses[0] + starts[0], strides[0], tags[0],
+                        addresses[1] + starts[1], strides[1], tags[1], self.compute_tag)
+
+    def arguments(self, addresses, plan_shape, offsets):
+        arguments = [self.op, plan_shape]
+        for address, start, offset, size, strides, tag in zip(
+                addresses, self.starts, offsets, self.sizes, self.plan.strides, self.tags):
+            arguments += (address + start + offset * size, strides, tag)
+        arguments.append(self.compute_tag)
+        return arguments
+
+
+elementwise_job = functools.lru_cache(maxsize=4096)(_ElementwiseJob)
 
 
 def apply_elementwise(name, kind, inputs, out, shape, compute_dtype):
@@ -133,36 +173,25 @@ def apply_elementwise(name, kind, inputs, out, shape, compute_dtype):
     An input that overlaps the output other than exactly (``x[1:] += x[:-1]``) is read from a
     snapshot, so the result is as if every input were read before the first write.
     """
-    plan = make_plan(shape, *(strides for _, strides, _ in inputs), out[1])
-    if plan is None:
+    operands = (*inputs, out)
+    job = elementwise_job(name, kind, tuple((strides, dtype) for _, strides, dtype in operands),
+                          shape, compute_dtype)
+    if job.plan is None:
         return
-    out_address, out_strides, out_dtype = out
-    out_low, out_high = (out_address + e * out_dtype.itemsize for e in plan.extents[-1])
-    arguments = []
+    out_address = out[0]
     for k, (address, strides, dtype) in enumerate(inputs):
-        low, high = (address + e * dtype.itemsize for e in plan.extents[k])
-        if (low < out_high + out_dtype.itemsize and out_low < high + dtype.itemsize
-                and not (address == out_address and strides == out_strides)):
-            snapshot = np.empty(plan.size * dtype.itemsize, np.uint8)
+        if (address + job.lows[k] < out_address + job.highs[-1]
+                and out_address + job.lows[-1] < address + job.highs[k]
+                and not (address == out_address and strides == out[1])):
+            snapshot = np.empty(job.plan.size * dtype.itemsize, np.uint8)
             copy = snapshot.__array_interface__["data"][0], c_strides(shape), dtype
             copy_array(address, strides, dtype, copy[0], copy[1], dtype, shape)
             return apply_elementwise(name, kind, [copy if i == k else operand for i, operand
                                                   in enumerate(inputs)], out, shape,
                                      compute_dtype)
-        arguments.append((address + plan.offsets[k] * dtype.itemsize, plan.strides[k],
-                          _TAGS[dtype]))
-    arguments.append((out_address + plan.offsets[-1] * out_dtype.itemsize, plan.strides[-1],
-                      _TAGS[out_dtype]))
-    tag = _OP_TAGS.get((name, kind))
-    if tag is None:
-        tag = _OP_TAGS[(name, kind)] = op_tag(name, kind)
-    kernel = unary if len(inputs) == 1 else binary
-    compute_tag = _TAGS[compute_dtype]
-    if plan.size * out_dtype.itemsize < _PARALLEL_BYTES or _THREADS == 1:
-        kernel(tag, plan.shape, *(v for argument in arguments for v in argument), compute_tag)
+    addresses = [address for address, _, _ in operands]
+    if not job.parallel:
+        job.call(*addresses)
         return
-    sizes = [a[2].itemsize for a in arguments]
-    run_in_parallel(kernel, [
-        (tag, part, *(v for (address, strides, t), size, offset in zip(arguments, sizes, offsets)
-                      for v in (address + offset * size, strides, t)), compute_tag)
-        for offsets, part in plan.split(_THREADS)])
+    run_in_parallel(job.kernel, [job.arguments(addresses, part, offsets)
+                                 for offsets, part in job.plan.split(_THREADS)])
