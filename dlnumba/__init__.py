@@ -22,7 +22,7 @@ from ._dtypes import (
 )
 from ._indexing_functions import take, take_along_axis
 from ._info import __array_namespace_info__
-from ._manipulation_functions import reshape
+from ._manipulation_functions import broadcast_shapes, reshape
 from . import numba_ext  # registers dlnumba.ndarray with Numba
 
 from ._version import __version__
@@ -53,7 +53,7 @@ __all__ = [
     # indexing functions
     "take", "take_along_axis",
     # manipulation functions
-    "reshape",
+    "broadcast_shapes", "reshape",
     # DLPack, legacy interface
     "to_dlpack",
 ]

@@ -3,7 +3,25 @@
 import operator
 
 from ._array_object import ndarray
-from ._layout import MAX_NDIM, c_strides, reshaped_strides, size_of
+from ._layout import MAX_NDIM, broadcast_shapes as _broadcast_shapes, c_strides, \
+    reshaped_strides, size_of
+
+
+def broadcast_shapes(*shapes):
+    """The shape that arrays of ``shapes`` broadcast to (array API broadcasting rules).
+
+    Raises
+    ------
+    ValueError
+        If two shapes have sizes other than 1 that differ in one dimension.
+    TypeError
+        If a shape is not a tuple of ints.
+    """
+    for shape in shapes:
+        if not isinstance(shape, tuple) or not all(
+                isinstance(n, int) and not isinstance(n, bool) for n in shape):
+            raise TypeError(f"broadcast_shapes takes tuples of ints, not {shape!r}")
+    return _broadcast_shapes(*shapes)
 
 
 def reshape(x, /, shape, *, copy=None):
