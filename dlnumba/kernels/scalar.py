@@ -138,7 +138,7 @@ def _remainder_int(x, y):
 def _floor_divide_float(x, y):
     if y == 0:
         return x / y
-    remainder = math.fmod(x, y)
+    remainder = np.fmod(x, y)
     quotient = (x - remainder) / y
     if remainder != 0 and (y < 0) != (remainder < 0):
         quotient -= 1
@@ -151,7 +151,7 @@ def _floor_divide_float(x, y):
 
 
 def _remainder_float(x, y):
-    remainder = math.fmod(x, y)
+    remainder = np.fmod(x, y)
     if y == 0:
         return like(remainder, x)
     if remainder != 0:
@@ -185,13 +185,17 @@ def _pow(x, y):
 def _maximum(x, y):
     if x != x:
         return x
-    return x if x >= y or y != y else y
+    if y != y:
+        return y
+    return x if x >= y else y
 
 
 def _minimum(x, y):
     if x != x:
         return x
-    return x if x <= y or y != y else y
+    if y != y:
+        return y
+    return x if x <= y else y
 
 
 def _abs(x):
@@ -210,7 +214,31 @@ def _sign_complex(x):
     magnitude = abs(x)
     if magnitude == 0:
         return like(0, x)
-    return x / magnitude
+    return like(complex(x.real / magnitude, x.imag / magnitude), x)
+
+
+def _divide_complex(x, y):
+    # Smith's algorithm, as NumPy divides; a zero divisor gives inf/NaN parts, never a trap.
+    a, b, c, d = x.real, x.imag, y.real, y.imag
+    if abs(c) >= abs(d):
+        if c == 0 and d == 0:
+            return like(complex(a / abs(c), b / abs(d)), x)
+        ratio = d / c
+        scale = 1.0 / (c + d * ratio)
+        return like(complex((a + b * ratio) * scale, (b - a * ratio) * scale), x)
+    ratio = c / d
+    scale = 1.0 / (d + c * ratio)
+    return like(complex((a * ratio + b) * scale, (b * ratio - a) * scale), x)
+
+
+def _reciprocal_complex(x):
+    return _divide_complex(like(1, x), x)
+
+
+def _pow_complex(x, y):
+    if x == 0 and y != 0 and y.real > 0:
+        return like(0, x)
+    return x ** y
 
 
 def _isnan_real(x):
@@ -277,19 +305,26 @@ def _logaddexp(x, y):
 
 
 def _log2_complex(x):
-    return np.log(x) / like(math.log(2.0), x.real)
+    logarithm = np.log(x)
+    scale = like(math.log(2.0), x.real)
+    return like(complex(logarithm.real / scale, logarithm.imag / scale), x)
 
 
 def _log10_complex(x):
-    return np.log(x) / like(math.log(10.0), x.real)
+    logarithm = np.log(x)
+    scale = like(math.log(10.0), x.real)
+    return like(complex(logarithm.real / scale, logarithm.imag / scale), x)
 
 
 def _expm1_complex(x):
-    return np.exp(x) - like(1, x)
+    # exp(a)cos(b) - 1 written so that it keeps its precision near 0
+    half = np.sin(x.imag / 2)
+    return like(complex(np.expm1(x.real) * np.cos(x.imag) - 2 * half * half,
+                        np.exp(x.real) * np.sin(x.imag)), x)
 
 
 def _log1p_complex(x):
-    return np.log(x + like(1, x))
+    return np.log(like(complex(1 + x.real, x.imag), x))
 
 
 def _numpy(name):
@@ -308,14 +343,14 @@ IMPLEMENTATIONS = {
     "add": {"int": _add, "float": _add, "complex": _add},
     "subtract": {"int": _subtract, "float": _subtract, "complex": _subtract},
     "multiply": {"int": _multiply, "float": _multiply, "complex": _multiply},
-    "divide": {"float": _divide, "complex": _divide},
+    "divide": {"float": _divide, "complex": _divide_complex},
     "floor_divide": {"int": _floor_divide_int, "float": _floor_divide_float},
     "remainder": {"int": _remainder_int, "float": _remainder_float},
-    "pow": {"int": _pow_int, "float": _pow, "complex": _pow},
+    "pow": {"int": _pow_int, "float": _pow, "complex": _pow_complex},
     "negative": {"int": _negative, "float": _negative, "complex": _negative},
     "positive": {"int": _positive, "float": _positive, "complex": _positive},
     "square": {"int": _square, "float": _square, "complex": _square},
-    "reciprocal": {"float": _reciprocal, "complex": _reciprocal},
+    "reciprocal": {"float": _reciprocal, "complex": _reciprocal_complex},
     "abs": {"int": _abs, "float": _abs, "complex": _abs},
     "sign": {"int": _sign_real, "float": _sign_real, "complex": _sign_complex},
     "equal": {k: _equal for k in ("bool", "int", "float", "complex")},
