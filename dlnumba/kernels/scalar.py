@@ -144,7 +144,7 @@ def _floor_divide_float(x, y):
         quotient -= 1
     if quotient == 0:
         return like(math.copysign(0.0, x / y), x)
-    floored = math.floor(quotient)
+    floored = np.floor(quotient)  # math.floor would give an int64 in Numba
     if quotient - floored > 0.5:
         floored += 1
     return like(floored, x)
@@ -232,7 +232,15 @@ def _divide_complex(x, y):
 
 
 def _reciprocal_complex(x):
-    return _divide_complex(like(1, x), x)
+    # Smith's algorithm with a numerator of 1, as NumPy's reciprocal (1/0j is nan+nanj there)
+    c, d = x.real, x.imag
+    if abs(c) >= abs(d):
+        ratio = d / c
+        scale = 1.0 / (c + d * ratio)
+        return like(complex(scale, -ratio * scale), x)
+    ratio = c / d
+    scale = 1.0 / (d + c * ratio)
+    return like(complex(ratio * scale, -scale), x)
 
 
 def _pow_complex(x, y):
