@@ -11,7 +11,10 @@ from ._array_object import check_scalar_kind, ndarray, scalar_source
 from ._data_type_functions import iinfo, result_type
 from ._dtypes import (bfloat16, bool as bool_, complex64, complex128, computation_dtype,
                       float32, float64, promote)
-from ._layout import broadcast_shapes, broadcast_strides, c_strides, dense_strides_like
+from ._devices import CPU
+from ._layout import (broadcast_shapes, broadcast_strides, c_strides, dense_strides_like,
+                      size_of)
+from ._memory import allocate_host
 from .kernels import apply_elementwise, elementwise_job
 from .kernels.scalar import IMPLEMENTATIONS
 
@@ -95,19 +98,32 @@ def _kind(name, dtype):
 
 @functools.lru_cache(maxsize=4096)
 def _unary_signature(name, dtype, shape, strides):
+    """What a call needs besides the address: the kind, whether the result is ``x`` itself,
+    the result's dtype, layout and size in bytes, the computation dtype, and the kernel job
+    when one thread runs it."""
     _check(name, dtype)
     kind = _kind(name, dtype)
-    return (kind, kind in _IDENTITY.get(name, ()), _result_dtype(name, dtype),
-            dense_strides_like(shape, strides), computation_dtype(dtype))
+    result_dtype, out_strides = _result_dtype(name, dtype), dense_strides_like(shape, strides)
+    compute_dtype = computation_dtype(dtype)
+    job = elementwise_job(name, kind, ((strides, dtype), (out_strides, result_dtype)), shape,
+                          compute_dtype)
+    return (kind, kind in _IDENTITY.get(name, ()), result_dtype, out_strides,
+            size_of(shape) * result_dtype.itemsize, compute_dtype,
+            job if job.plan is not None and not job.parallel else None)
 
 
 def _unary(name, x, /):
     if not isinstance(x, ndarray):
         raise TypeError(f"{name} expects a dlnumba.ndarray, not {type(x).__name__}")
-    kind, identity, result_dtype, out_strides, compute_dtype = _unary_signature(
+    kind, identity, result_dtype, out_strides, nbytes, compute_dtype, job = _unary_signature(
         name, x._dtype, x._shape, x._strides)
     if identity:
         return x._copy()
+    if job is not None and x._device is CPU:
+        # The common case, kept lean: fresh host memory overlaps no input.
+        address, owner = allocate_host(nbytes)
+        job.call(x._address, address)
+        return ndarray._new(address, x._shape, out_strides, result_dtype, CPU, owner, False)
     out = ndarray._empty(x._shape, result_dtype, x._device, strides=out_strides)
     apply_elementwise(name, kind, ((x._address, x._strides, x._dtype),),
                       (out._address, out._strides, out._dtype), x._shape, compute_dtype)
@@ -142,8 +158,9 @@ _SCALARS = (bool, int, float, complex)
 
 @functools.lru_cache(maxsize=4096)
 def _binary_signature(name, dtype1, dtype2, shape1, shape2, strides1, strides2):
-    """What a call needs besides the addresses: the result's shape, dtype and layout, the
-    broadcast strides, and the computation's kind and dtype."""
+    """What a call needs besides the addresses: the result's shape, dtype, layout and size in
+    bytes, the broadcast strides, the computation's kind and dtype, and the kernel job when one
+    thread runs it."""
     _check(name, dtype1)
     _check(name, dtype2)
     dtype = promote(dtype1, dtype2)
@@ -155,7 +172,8 @@ def _binary_signature(name, dtype1, dtype2, shape1, shape2, strides1, strides2):
     kind, compute_dtype = _kind(name, dtype), computation_dtype(dtype)
     job = elementwise_job(name, kind, ((strides1, dtype1), (strides2, dtype2),
                                        (out_strides, result_dtype)), shape, compute_dtype)
-    return (shape, result_dtype, out_strides, strides1, strides2, kind, compute_dtype,
+    return (shape, result_dtype, out_strides, size_of(shape) * result_dtype.itemsize, strides1,
+            strides2, kind, compute_dtype,
             job if job.plan is not None and not job.parallel else None)
 
 
@@ -164,14 +182,16 @@ def _binary(name, x1, x2, /, out=None):
         x1, x2 = _as_operands(name, x1, x2)
     if x1._device is not x2._device and x1._device != x2._device:
         raise ValueError(f"{name}: arrays on {x1.device} and {x2.device} cannot be combined")
-    shape, result_dtype, out_strides, strides1, strides2, kind, compute_dtype, job = \
+    shape, result_dtype, out_strides, nbytes, strides1, strides2, kind, compute_dtype, job = \
         _binary_signature(name, x1._dtype, x2._dtype, x1._shape, x2._shape, x1._strides,
                           x2._strides)
     if out is None:
+        if job is not None and x1._device is CPU:
+            # The common case, kept lean: fresh host memory overlaps no input.
+            address, owner = allocate_host(nbytes)
+            job.call(x1._address, x2._address, address)
+            return ndarray._new(address, shape, out_strides, result_dtype, CPU, owner, False)
         out = ndarray._empty(shape, result_dtype, x1._device, strides=out_strides)
-        if job is not None:  # fresh memory overlaps no input: straight to the kernel
-            job.call(x1._address, x2._address, out._address)
-            return out
     elif out._dtype is not result_dtype or out._shape != shape:
         raise TypeError(f"in-place {name} would change the array's dtype {out.dtype} or shape "
                         f"{out.shape} to {result_dtype} {shape}")

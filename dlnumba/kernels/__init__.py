@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._layout import c_strides
-from .elementwise import binary, op_tag, unary
+from .elementwise import binary, signature_tag, unary
 from .plan import make_plan
 from .transfer import BFLOAT16_TAG, FLOAT16_TAG, transfer
 
@@ -120,37 +120,35 @@ def run_in_parallel(kernel, calls):
 class _ElementwiseJob:
     """Everything about an elementwise call that depends only on its layouts and dtypes."""
 
-    __slots__ = ("plan", "kernel", "op", "tags", "compute_tag", "sizes", "starts", "lows",
-                 "highs", "parallel", "entry")
+    __slots__ = ("plan", "kernel", "signature", "layout", "sizes", "starts", "lows", "highs",
+                 "parallel", "entry")
 
     def __init__(self, name, kind, layouts, shape, compute_dtype):
         self.plan = plan = make_plan(shape, *(strides for strides, _ in layouts))
         if plan is None:
             return
         self.kernel = unary if len(layouts) == 2 else binary
-        self.op = op_tag(name, kind)
-        self.tags = [_TAGS[dtype] for _, dtype in layouts]
-        self.compute_tag = _TAGS[compute_dtype]
-        self.sizes = [dtype.itemsize for _, dtype in layouts]
-        self.starts = [offset * size for offset, size in zip(plan.offsets, self.sizes)]
-        self.lows = [low * size for (low, _), size in zip(plan.extents, self.sizes)]
-        self.highs = [(high + 1) * size for (_, high), size in zip(plan.extents, self.sizes)]
-        self.parallel = plan.size * self.sizes[-1] >= _PARALLEL_BYTES and _THREADS > 1
-        self.entry = None
+        self.signature = signature_tag(name, kind, [_TAGS[dtype] for _, dtype in layouts]
+                                       + [_TAGS[compute_dtype]])
+        self.layout = np.array([plan.shape, *plan.strides])
+        self.sizes = sizes = [dtype.itemsize for _, dtype in layouts]
+        self.starts = [offset * size for offset, size in zip(plan.offsets, sizes)]
+        self.lows = [low * size for (low, _), size in zip(plan.extents, sizes)]
+        self.highs = [(high + 1) * size for (_, high), size in zip(plan.extents, sizes)]
+        self.parallel = plan.size * sizes[-1] >= _PARALLEL_BYTES and _THREADS > 1
+        self.entry = self._first_call
 
     def call(self, *addresses):
         """Run on one thread for operands at ``addresses`` that do not overlap the output."""
-        starts, strides, tags = self.starts, self.plan.strides, self.tags
+        starts = self.starts
         if len(addresses) == 3:
-            arguments = (self.op, self.plan.shape, addresses[0] + starts[0], strides[0], tags[0],
-                         addresses[1] + starts[1], strides[1], tags[1],
-                         addresses[2] + starts[2], strides[2], tags[2], self.compute_tag)
+            self.entry(self.signature, self.layout, addresses[0] + starts[0],
+                       addresses[1] + starts[1], addresses[2] + starts[2])
         else:
-            arguments = (self.op, self.plan.shape, addresses[0] + starts[0], strides[0], tags[0],
-                         addresses[1] + starts[1], strides[1], tags[1], self.compute_tag)
-        if self.entry is not None:
-            self.entry(*arguments)
-            return
+            self.entry(self.signature, self.layout, addresses[0] + starts[0],
+                       addresses[1] + starts[1])
+
+    def _first_call(self, *arguments):
         self.kernel(*arguments)
         # From now on the compiled function itself: a job's argument types never change, and
         # Numba's dispatch (typing each argument) was a third of a small call.
@@ -158,12 +156,12 @@ class _ElementwiseJob:
             tuple(self.kernel.typeof_pyval(a) for a in arguments)].entry_point
 
     def arguments(self, addresses, plan_shape, offsets):
-        arguments = [self.op, plan_shape]
-        for address, start, offset, size, strides, tag in zip(
-                addresses, self.starts, offsets, self.sizes, self.plan.strides, self.tags):
-            arguments += (address + start + offset * size, strides, tag)
-        arguments.append(self.compute_tag)
-        return arguments
+        """The kernel's arguments for the part of the plan of ``plan_shape`` at ``offsets``."""
+        layout = self.layout.copy()
+        layout[0] = plan_shape
+        return (self.signature, layout,
+                *[address + start + offset * size for address, start, offset, size
+                  in zip(addresses, self.starts, offsets, self.sizes)])
 
 
 elementwise_job = functools.lru_cache(maxsize=4096)(_ElementwiseJob)

@@ -1,8 +1,10 @@
 """Elementwise kernels: one scalar operation applied over broadcast, strided layouts.
 
-The operation travels as a tag (an empty array whose record dtype's one field names the
-implementation, ``"add:float"``), so each (operation, dtypes) pair is its own compiled
-specialization, cached on disk, and Numba types the call on its fast path. Operands are
+A call's types travel in one *signature*: an empty array whose record dtype holds the operation's
+tag (a record whose one field names the implementation, ``"add:float"``) and the tags of the
+operands', the output's and the computation's dtypes. Each (operation, dtypes) pair is its own
+compiled specialization, cached on disk. The shape and every operand's strides travel as the
+rows of one int64 array: a small call unboxes two arrays and the addresses, nothing more. Operands are
 loaded from storage and converted to the computation dtype, combined by the scalar function
 from :mod:`.scalar`, and stored converted to the output's dtype. The innermost dimension has
 a contiguous fast path (and one for a broadcast scalar operand) that LLVM vectorizes.
@@ -10,7 +12,7 @@ a contiguous fast path (and one for a broadcast scalar operand) that LLVM vector
 
 import numpy as np
 from numba import njit, types
-from numba.extending import overload
+from numba.extending import intrinsic, overload
 
 from .scalar import IMPLEMENTATIONS
 from .transfer import (_bfloat16_from_float32, _convert, _half_from_float32, _half_from_float64,
@@ -22,6 +24,26 @@ _COMPILED = {}
 def op_tag(name, kind):
     """The tag that selects ``IMPLEMENTATIONS[name][kind]``."""
     return np.empty(0, np.dtype([(f"{name}:{kind}", np.uint8)]))
+
+
+def signature_tag(name, kind, tags):
+    """The signature of ``name`` of ``kind`` on operands and a result with dtype tags ``tags``
+    (the last is the computation's)."""
+    fields = [("op", op_tag(name, kind).dtype)]
+    fields += [(f"operand{k}", tag.dtype) for k, tag in enumerate(tags)]
+    return np.empty(0, np.dtype(fields))
+
+
+@intrinsic
+def _unpack(typingctx, signature):
+    """The tags a signature holds, as empty arrays of its fields' dtypes (compiled only)."""
+    unpacked = types.Tuple([types.Array(field, 1, "C") for _, field in signature.dtype.members])
+
+    def codegen(context, builder, sig, args):
+        # Only the tags' types are ever used; their values are null arrays.
+        return context.get_constant_null(unpacked)
+
+    return unpacked(signature), codegen
 
 
 def _implementation(tag):
@@ -66,9 +88,11 @@ def _store_overload(value, tag):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unary(op, shape, x_address, x_strides, x_tag, out_address, out_strides, out_tag,
-          compute_tag):
-    """``out = op(x)`` over a planned layout (strides in elements, at least 2-D)."""
+def unary(signature, layout, x_address, out_address):
+    """``out = op(x)`` over a planned layout: ``layout``'s rows are the shape and the strides
+    (in elements) of ``x`` and ``out``, at least 2-D."""
+    op, x_tag, out_tag, compute_tag = _unpack(signature)
+    shape, x_strides, out_strides = layout[0], layout[1], layout[2]
     x = _typed_pointer(x_address, x_tag)
     out = _typed_pointer(out_address, out_tag)
     last = shape.size - 1
@@ -101,9 +125,11 @@ def unary(op, shape, x_address, x_strides, x_tag, out_address, out_strides, out_
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def binary(op, shape, x_address, x_strides, x_tag, y_address, y_strides, y_tag, out_address,
-           out_strides, out_tag, compute_tag):
-    """``out = op(x, y)`` over a planned layout (strides in elements, at least 2-D)."""
+def binary(signature, layout, x_address, y_address, out_address):
+    """``out = op(x, y)`` over a planned layout: ``layout``'s rows are the shape and the
+    strides (in elements) of ``x``, ``y`` and ``out``, at least 2-D."""
+    op, x_tag, y_tag, out_tag, compute_tag = _unpack(signature)
+    shape, x_strides, y_strides, out_strides = layout[0], layout[1], layout[2], layout[3]
     x = _typed_pointer(x_address, x_tag)
     y = _typed_pointer(y_address, y_tag)
     out = _typed_pointer(out_address, out_tag)
