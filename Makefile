@@ -23,7 +23,7 @@ demo: $(VENV)/.demo
 	$(PY) -m dlnumba demo
 
 test: $(VENV)/.test
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 clean:
 	rm -rf $(VENV) .hypothesis .pytest_cache

@@ -73,6 +73,32 @@ def test_argmax_first_occurrence_and_threads():
                                       matrix.argmin(axis=axis))
 
 
+@pytest.mark.parametrize("dtype", ["int16", "float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("pattern", ["random", "ascending", "descending", "nan late",
+                                     "nan first"])
+def test_argmax_argmin_over_many_blocks(dtype, pattern):
+    # Long runs are searched block by block (only a block with a better value or a NaN is
+    # looked at twice): the extreme and the NaN may sit in any block.
+    rng = np.random.default_rng(3)
+    values = {"random": rng.integers(-1000, 1000, 50_001),
+              "ascending": np.arange(50_001) // 3,
+              "descending": -(np.arange(50_001) // 3)}.get(pattern, rng.integers(-9, 9, 50_001))
+    values = values.astype(np.float32 if dtype == "bfloat16" else dtype)
+    if pattern == "nan late":
+        values[[40_000, 45_000]] = np.nan if dtype != "int16" else 9
+        values[100] = 10 if dtype != "int16" else 9
+    if pattern == "nan first":
+        values[[0, 7]] = np.nan if dtype != "int16" else 9
+    x = xp.asarray(values)
+    if dtype == "bfloat16":  # compared with the float32 values it holds
+        x = xp.astype(x, xp.bfloat16)
+        values = np.from_dlpack(xp.astype(x, xp.float32))
+    for view in (slice(None), slice(None, None, -3), slice(5, None, 2)):
+        for name in ("argmax", "argmin"):
+            assert int(getattr(xp, name)(x[view])) == getattr(np, name)(values[view]), \
+                (name, view)
+
+
 @pytest.mark.parametrize("dtype", STANDARD)
 def test_result_dtypes_and_categories_match_strict(dtype):
     ours, theirs = xp.ones((2, 3), dtype=getattr(xp, dtype)), strict.ones(

@@ -248,15 +248,17 @@ def reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, acc
             d -= 1
 
 
-def _better(op, value, best):
-    """Whether ``value`` replaces ``best`` in the index reduction ``op`` (compiled only)."""
+def _beyond(op, value, best):
+    """Whether ``value`` is NaN or replaces ``best`` in the index reduction ``op`` (compiled
+    only)."""
 
 
-@overload(_better)
-def _better_overload(op, value, best):
+@overload(_beyond)
+def _beyond_overload(op, value, best):
+    # One comparison, false for NaN: the loops that test a block vectorize.
     if _name(op) == "max":
-        return lambda op, value, best: value > best
-    return lambda op, value, best: value < best
+        return lambda op, value, best: not value <= best
+    return lambda op, value, best: not value >= best
 
 
 _ARG_BLOCK = 4096
@@ -266,8 +268,8 @@ _ARG_BLOCK = 4096
 def _arg_run(op, x, start, n, stride, x_tag, compute_tag):
     """The first extreme (or NaN) of a run and its position.
 
-    Block by block: the extreme of a block (a loop LLVM vectorizes), and only for a block that
-    holds a better value or a NaN, a second look for its first position.
+    Block by block: whether a block holds a better value or a NaN (one vectorized comparison
+    per element), and only for such a block its extreme and the first position of it.
     """
     best = _convert(x[start], x_tag, compute_tag)
     position = 0
@@ -275,21 +277,23 @@ def _arg_run(op, x, start, n, stride, x_tag, compute_tag):
         return best, position
     for first in range(0, n, _ARG_BLOCK):
         size = min(_ARG_BLOCK, n - first)
-        extreme = _identity(op, compute_tag)
+        beyond = False
         if stride == 1:
             for i in range(first, first + size):
-                extreme = _combine(op, extreme, _convert(x[start + i], x_tag, compute_tag))
+                beyond |= _beyond(op, _convert(x[start + i], x_tag, compute_tag), best)
         else:
             for i in range(first, first + size):
-                extreme = _combine(op, extreme,
-                                   _convert(x[start + i * stride], x_tag, compute_tag))
-        if extreme == extreme and not _better(op, extreme, best):
+                beyond |= _beyond(op, _convert(x[start + i * stride], x_tag, compute_tag), best)
+        if not beyond:
             continue
+        extreme = _identity(op, compute_tag)
+        for i in range(first, first + size):
+            extreme = _combine(op, extreme, _convert(x[start + i * stride], x_tag, compute_tag))
         for i in range(first, first + size):
             value = _convert(x[start + i * stride], x_tag, compute_tag)
-            if value != value or value == extreme:
-                if value != value:
-                    return value, i
+            if value != value:
+                return value, i
+            if value == extreme:
                 best, position = value, i
                 break
     return best, position
