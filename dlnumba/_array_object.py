@@ -120,6 +120,7 @@ class ndarray:
         device = as_device(device)
         if device != self._device:
             _require_host(device)
+            _require_host(self._device)
         return self
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
@@ -136,7 +137,7 @@ class ndarray:
 
         Not available for bfloat16 (NumPy has no such dtype) or memory off the CPU.
         """
-        if self._dtype is bfloat16 or self._device is not CPU:
+        if self._dtype is bfloat16 or self._device != CPU:
             raise AttributeError(f"no array interface for a {self._dtype} array on "
                                  f"{self._device}")
         storage = self._dtype.storage
@@ -199,6 +200,8 @@ class ndarray:
 
     def _assign(self, source):
         """Write ``source`` (an ndarray broadcastable to this shape) into this array."""
+        if self._device is not CPU or source._device is not CPU:
+            check_host("assignment", self, source)
         strides = source._strides if source._shape == self._shape else broadcast_strides(
             source._shape, source._strides, self._shape)
         copy_array(source._address, strides, source._dtype, self._address, self._strides,
@@ -224,6 +227,7 @@ class ndarray:
         elif not isinstance(value, ndarray):
             from ._creation_functions import asarray
             value = asarray(value, dtype=None if hasattr(value, "__dlpack__") else self._dtype)
+        check_host("ndarray.__setitem__", self, value)
         if _indexing.is_array_index(key):
             shape, offsets = _indexing.array_index_offsets(self, key)
             _indexing.scatter_offsets(self, shape, offsets, value)
@@ -264,15 +268,14 @@ class ndarray:
         return int(self._scalar("index"))
 
     def __repr__(self):
+        if self._device != CPU:  # the values are not readable from here
+            return f"ndarray(shape={self._shape}, dtype={self._dtype}, device='{self._device}')"
         prefix = "ndarray("
         values = self._values()
         text = prefix + np.array2string(values, separator=", ", prefix=prefix)
         if values.size == 0 and values.ndim != 1:
             text += f", shape={self._shape}"
-        text += f", dtype={self._dtype}"
-        if self._device != CPU:
-            text += f", device='{self._device}'"
-        return text + ")"
+        return text + f", dtype={self._dtype})"
 
 
 def scalar_source(value, dtype):
@@ -399,6 +402,15 @@ def check_scalar_kind(value, dtype):
     if dtype.kind not in _SCALAR_KINDS[type(value)]:
         raise TypeError(f"a Python {type(value).__name__} ({value!r}) cannot be stored in a "
                         f"{dtype} array")
+
+
+def check_host(name, *arrays):
+    """Raise ValueError, naming the function ``name``, for an ndarray among ``arrays`` that is
+    not on the CPU: ``name`` runs on host kernels only."""
+    for x in arrays:
+        if isinstance(x, ndarray) and x._device != CPU:
+            raise ValueError(f"{name} is not implemented for arrays on {x._device}: dlnumba "
+                             "computes it on the CPU only (move the array with to_device('cpu'))")
 
 
 def _require_host(device):

@@ -225,7 +225,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     if dtype.kind not in ("signed integer", "unsigned integer", "real floating"):
         raise TypeError(f"arange makes real numbers; dtype {dtype} is not a real numeric dtype")
     values = np.arange(start, stop, step, dtype=np.float32 if dtype is bfloat16 else dtype.storage)
-    return _from_python(values, dtype)
+    return _from_python(values, dtype).to_device(device)
 
 
 def empty_like(x, /, *, dtype=None, device=None):

@@ -94,7 +94,7 @@ def from_dlpack_device(device_type, device_id):
     if name is None:
         raise ValueError(f"device {device_name(device_type, device_id)} is not supported; "
                          "dlnumba arrays live on kDLCPU (1) or kDLCUDA (2)")
-    return Device(name, device_id)
+    return CPU if name == "cpu" and device_id == 0 else Device(name, device_id)
 
 
 def as_device(device):
@@ -108,6 +108,7 @@ def as_device(device):
     Returns
     -------
     Device
+        :data:`CPU` itself for the CPU, so that ``device is CPU`` holds for every host array.
 
     Raises
     ------
@@ -117,12 +118,13 @@ def as_device(device):
         For any other kind of object.
     """
     if isinstance(device, Device):
-        return device
+        return CPU if device == CPU else device
     if isinstance(device, str):
         kind, sep, index = device.partition(":")
         if kind not in _TYPE_BY_NAME or (sep and not index.isdigit()):
             raise ValueError(f"cannot parse device {device!r}; expected 'cpu', 'cuda' or 'cuda:N'")
-        return Device(kind, int(index) if sep else 0)
+        device = Device(kind, int(index) if sep else 0)
+        return CPU if device == CPU else device
     if isinstance(device, tuple) and len(device) == 2 and all(
             isinstance(v, int) and not isinstance(v, bool) for v in device):
         return from_dlpack_device(*device)

@@ -7,7 +7,7 @@ Binary functions take Python scalars for either operand, as the standard allows.
 
 import functools
 
-from ._array_object import check_scalar_kind, ndarray, scalar_source
+from ._array_object import check_host, check_scalar_kind, ndarray, scalar_source
 from ._data_type_functions import iinfo, result_type
 from ._dtypes import (bfloat16, bool as bool_, complex64, complex128, computation_dtype,
                       float32, float64, promote)
@@ -195,6 +195,8 @@ def _binary(name, x1, x2, /, out=None):
     elif out._dtype is not result_dtype or out._shape != shape:
         raise TypeError(f"in-place {name} would change the array's dtype {out.dtype} or shape "
                         f"{out.shape} to {result_dtype} {shape}")
+    else:
+        check_host(name, out)
     apply_elementwise(name, kind, ((x1._address, strides1, x1._dtype),
                                    (x2._address, strides2, x2._dtype)),
                       (out._address, out._strides, out._dtype), shape, compute_dtype)

@@ -11,7 +11,7 @@ import functools
 import numpy as np
 
 from ._arguments import check_array, check_int
-from ._array_object import ndarray
+from ._array_object import check_host, ndarray
 from ._dtypes import DTYPES, complex64, complex128, computation_dtype, float32, float64, promote
 from ._layout import broadcast_shapes, broadcast_strides, c_strides, reshaped_strides, size_of
 from .kernels import linalg as kernels
@@ -30,6 +30,7 @@ def check_pair(name, x1, x2, min_ndim=0):
     check_array(name, x2, NUMERIC, "numeric", min_ndim)
     if x1.device != x2.device:
         raise ValueError(f"{name}: arrays on {x1.device} and {x2.device} cannot be combined")
+    check_host(name, x1)
     return promote(x1.dtype, x2.dtype)
 
 

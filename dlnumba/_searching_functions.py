@@ -4,7 +4,7 @@ searchsorted, where."""
 import numpy as np
 
 from ._arguments import check_array, normalize_axis
-from ._array_object import check_scalar_kind, ndarray
+from ._array_object import check_host, check_scalar_kind, ndarray
 from ._creation_functions import full
 from ._data_type_functions import result_type
 from ._dtypes import bool as bool_, int64, promote
@@ -27,6 +27,7 @@ def nonzero(x, /):
     dimension, in C order. NaN is non-zero; so is a complex number with a non-zero part."""
     if not isinstance(x, ndarray):
         raise TypeError(f"nonzero expects a dlnumba.ndarray, not {type(x).__name__}")
+    check_host("nonzero", x)
     if x.ndim == 0:
         raise ValueError("nonzero needs an array of at least one dimension, not a 0-d array")
     unit, codec, components = key_layout(x.dtype)
@@ -119,7 +120,8 @@ def where(condition, x1, x2, /):
                               full((), x, dtype=dtype, device=condition.device)
                               for x in (x1, x2)]
     if len({x.device for x in operands}) > 1:
-        raise ValueError("where: the condition, x1 and x2 must be on one device")
+        raise ValueError("where: the condition, x1 and x2 must be on one device, not "
+                         f"{', '.join(str(x.device) for x in operands)}")
     shape = broadcast_shapes(*(x.shape for x in operands))
     out = ndarray._empty(shape, dtype, condition.device)
     plan = make_plan(shape, *(broadcast_strides(x.shape, x._strides, shape) for x in operands),

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _elementwise_functions as _elementwise
 from ._arguments import check_array, check_int, normalize_axes
-from ._array_object import ndarray
+from ._array_object import check_host, ndarray
 from ._data_type_functions import finfo
 from ._dtypes import (DType, complex64, complex128, computation_dtype, float32, float64, int64,
                       uint64)
@@ -72,6 +72,7 @@ def _floating(name, x, square=False, complex_result=False):
     """Check a stack of (``square``) floating-point matrices; returns ``x`` packed for the
     kernels and the dtype they compute in (complex if ``complex_result``)."""
     check_array(name, x, FLOATING, "floating-point", min_ndim=2)
+    check_host(name, x)
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"{name} takes square matrices, not shape {x.shape}")
     compute = computation_dtype(x.dtype)
@@ -318,6 +319,7 @@ def _rtols(name, x, rtol):
     if rtol is None:
         rtol = max(x.shape[-2:]) * finfo(x.dtype).eps
     if isinstance(rtol, ndarray):
+        check_host(name, rtol)
         if rtol.dtype.kind != "real floating":
             raise TypeError(f"{name}: rtol must have a real floating-point dtype, not "
                             f"{rtol.dtype}")
@@ -415,6 +417,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     non-zero elements. An empty vector has norm 0 (``inf`` for ``ord=-inf``).
     """
     check_array("vector_norm", x, FLOATING, "floating-point")
+    check_host("vector_norm", x)
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"vector_norm: ord must be an int or a float, not {ord!r}")
     axes = _axes("vector_norm", axis, x.ndim)

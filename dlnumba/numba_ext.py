@@ -56,7 +56,7 @@ def numba_type_of(array):
         For float16 and bfloat16 (Numba's CPU target has no 16-bit float type) and for arrays
         that are not on the CPU.
     """
-    if array.device is not CPU:
+    if array.device != CPU:
         raise TypeError(f"an array on {array.device} cannot be an argument of CPU-compiled code")
     if array.dtype in (float16, bfloat16):
         raise TypeError(f"{array.dtype} arrays cannot be arguments of @njit functions: Numba's CPU "

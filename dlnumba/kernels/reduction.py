@@ -9,7 +9,6 @@ empty array whose record dtype's one field names it), so each (operation, input 
 accumulator dtype) is one compiled, cached specialization for every layout.
 """
 
-import ctypes
 import functools
 
 import numpy as np
@@ -262,52 +261,65 @@ def _beyond_overload(op, value, best):
 
 
 _ARG_BLOCK = 4096
+_ARG_CHUNK = 64
 
 
 @njit(nogil=True, error_model="numpy")
 def _arg_run(op, x, start, n, stride, x_tag, compute_tag):
     """The first extreme (or NaN) of a run and its position.
 
-    Block by block: whether a block holds a better value or a NaN (one vectorized comparison
-    per element), and only for such a block its extreme and the first position of it.
+    Block by block, in loops LLVM vectorizes: whether a block holds a better value or a NaN
+    (one comparison per element; the first block always does), and only for such a block its
+    extreme, then the first chunk holding it, then its position in that chunk.
     """
     best = _convert(x[start], x_tag, compute_tag)
     position = 0
     if best != best:
         return best, position
     for first in range(0, n, _ARG_BLOCK):
-        size = min(_ARG_BLOCK, n - first)
-        beyond = False
-        if stride == 1:
-            for i in range(first, first + size):
-                beyond |= _beyond(op, _convert(x[start + i], x_tag, compute_tag), best)
-        else:
-            for i in range(first, first + size):
-                beyond |= _beyond(op, _convert(x[start + i * stride], x_tag, compute_tag), best)
-        if not beyond:
-            continue
+        end = min(first + _ARG_BLOCK, n)
+        if first:
+            beyond = False
+            if stride == 1:
+                for i in range(first, end):
+                    beyond |= _beyond(op, _convert(x[start + i], x_tag, compute_tag), best)
+            else:
+                for i in range(first, end):
+                    beyond |= _beyond(op, _convert(x[start + i * stride], x_tag, compute_tag),
+                                      best)
+            if not beyond:
+                continue
         extreme = _identity(op, compute_tag)
-        for i in range(first, first + size):
+        for i in range(first, end):
             extreme = _combine(op, extreme, _convert(x[start + i * stride], x_tag, compute_tag))
-        for i in range(first, first + size):
-            value = _convert(x[start + i * stride], x_tag, compute_tag)
-            if value != value:
-                return value, i
-            if value == extreme:
-                best, position = value, i
-                break
+        if not _beyond(op, extreme, best):
+            continue
+        for chunk in range(first, end, _ARG_CHUNK):
+            last = min(chunk + _ARG_CHUNK, end)
+            hit = False
+            for i in range(chunk, last):
+                value = _convert(x[start + i * stride], x_tag, compute_tag)
+                hit |= (value == extreme) | (value != value)
+            if not hit:
+                continue
+            for i in range(chunk, last):
+                value = _convert(x[start + i * stride], x_tag, compute_tag)
+                if value != value:
+                    return value, i
+                if value == extreme:
+                    best, position = value, i
+                    break
+            break
     return best, position
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def arg_reduce(op, shape, x_address, x_strides, x_tag, out_address, out_strides, n, stride,
-               best_address, compute_tag):
+               compute_tag):
     """``out`` = the position of the first extreme along a reduced dimension of ``n`` elements
-    at ``stride``, for each index of the planned kept layout (at least 2-D); the extremes go to
-    ``best`` (same strides as ``out``) unless ``best_address`` is 0."""
+    at ``stride``, for each index of the planned kept layout (at least 2-D)."""
     x = _typed_pointer(x_address, x_tag)
     out = _typed_pointer(out_address, np.empty(0, np.int64))
-    best = _typed_pointer(best_address, compute_tag)
     last = shape.size - 1
     outer = 1
     for d in range(last + 1):
@@ -315,10 +327,7 @@ def arg_reduce(op, shape, x_address, x_strides, x_tag, out_address, out_strides,
     index = np.zeros(last + 1, np.int64)
     bx = bo = 0
     for _ in range(outer):
-        value, position = _arg_run(op, x, bx, n, stride, x_tag, compute_tag)
-        out[bo] = position
-        if best_address != 0:
-            best[bo] = value
+        out[bo] = _arg_run(op, x, bx, n, stride, x_tag, compute_tag)[1]
         d = last
         while d >= 0:
             index[d] += 1
@@ -495,31 +504,16 @@ def arg_reduce_array(name, x_address, x_strides, x_dtype, shape, axis, out_addre
     x_address += plan.offsets[1] * x_dtype.itemsize
     out_address += plan.offsets[0] * 8
     out_strides, x_strides = plan.strides
-    big = plan.size * n * x_dtype.itemsize >= _PARALLEL_BYTES and _THREADS > 1
-    if not big:
+    # One thread per run: a single long run is bound by memory, and a second thread's start
+    # (about 50 us here) cost more than it saved.
+    if (_THREADS == 1 or plan.size < _THREADS
+            or plan.size * n * x_dtype.itemsize < _PARALLEL_BYTES):
         arg_reduce(op, plan.shape, x_address, x_strides, x_tag, out_address, out_strides, n,
-                   stride, 0, compute_tag)
+                   stride, compute_tag)
         return
-    if plan.size >= _THREADS:
-        run_in_parallel(arg_reduce, [
-            (op, part, x_address + x * x_dtype.itemsize, x_strides, x_tag, out_address + o * 8,
-             out_strides, n, stride, 0, compute_tag) for (o, x), part in plan.split(_THREADS)])
-        return
-    # One position: each thread searches a part of the axis; the first best part wins.
-    step = -(-n // _THREADS)
-    starts = range(0, n, step)
-    positions = np.empty(len(starts), np.int64)
-    best = np.empty(len(starts), compute_tag.dtype)
     run_in_parallel(arg_reduce, [
-        (op, plan.shape, x_address + start * stride * x_dtype.itemsize, x_strides, x_tag,
-         positions.ctypes.data + k * 8, out_strides, min(step, n - start), stride,
-         best.ctypes.data + k * best.itemsize, compute_tag) for k, start in enumerate(starts)])
-    winner = np.empty(1, np.int64)
-    arg_reduce(op, np.ones(2, np.int64), best.ctypes.data, np.zeros(2, np.int64),
-               compute_tag, winner.ctypes.data, np.zeros(2, np.int64), len(starts),
-               1, 0, compute_tag)
-    k = int(winner[0])
-    ctypes.c_int64.from_address(out_address).value = starts[k] + int(positions[k])
+        (op, part, x_address + x * x_dtype.itemsize, x_strides, x_tag, out_address + o * 8,
+         out_strides, n, stride, compute_tag) for (o, x), part in plan.split(_THREADS)])
 
 
 def scan_array(name, x_address, x_strides, x_dtype, shape, axis, out_address, out_strides,
