@@ -6,6 +6,7 @@ NumPy, PyTorch, JAX and every other DLPack library.
 
 import math
 
+from . import _import_guard  # noqa: F401 (before anything imports dlnumba.cuda)
 from . import _numba_cache  # first: kernels compiled below are cached under its salt
 from ._array_object import ndarray
 from ._creation_functions import (
@@ -39,6 +40,7 @@ from ._utility_functions import all, any, diff
 from . import fft
 from . import linalg
 from . import numba_ext  # registers dlnumba.ndarray with Numba
+from ._arguments import host_only_namespace
 
 from ._version import __version__
 
@@ -88,3 +90,14 @@ __all__ = [
     # extensions
     "fft", "linalg",
 ]
+
+# Functions that work on every device; the others compute on the CPU only and refuse arrays
+# elsewhere (ValueError) before they touch them.
+_ON_ANY_DEVICE = {
+    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "ones",
+    "ones_like", "to_dlpack", "zeros", "zeros_like", "astype", "can_cast", "finfo", "iinfo",
+    "isdtype", "result_type", "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat",
+    "expand_dims", "flip", "matrix_transpose", "moveaxis", "permute_dims", "reshape", "squeeze",
+    "stack", "unstack",
+}
+host_only_namespace(globals(), __all__, _ON_ANY_DEVICE)

@@ -1,8 +1,10 @@
 """Checks of the arguments that functions of every category share: arrays, integers, axes."""
 
+import functools
 import operator
 
-from ._array_object import ndarray
+from ._array_object import check_host, ndarray
+from ._devices import CPU, as_device
 
 
 class AxisError(ValueError, IndexError):
@@ -65,3 +67,37 @@ def normalize_axes(axes, ndim, name, unique=True):
     if unique and len(set(result)) != len(result):
         raise ValueError(f"{name}: axes {axes} name an axis more than once")
     return result
+
+
+def host_only(function):
+    """``function``, refusing with ValueError, before it runs, array arguments (or items of
+    list and tuple arguments) on another device than the CPU and a ``device`` argument naming
+    one: it has host kernels only."""
+    name = function.__name__
+
+    @functools.wraps(function)
+    def checked(*args, **kwargs):
+        for value in (*args, *kwargs.values()):
+            if type(value) is ndarray:
+                if value._device is not CPU:
+                    check_host(name, value)
+            elif type(value) in (list, tuple):
+                check_host(name, *value)
+        device = kwargs.get("device")
+        if device is not None and as_device(device) != CPU:
+            raise ValueError(f"{name} is not implemented on {as_device(device)}: dlnumba "
+                             "computes it on the CPU only")
+        return function(*args, **kwargs)
+
+    checked.host_only = True
+    return checked
+
+
+def host_only_namespace(namespace, names, on_any_device):
+    """Replace each function among ``names`` in the module dict ``namespace`` by its
+    :func:`host_only` form, except those in ``on_any_device`` and those that are already."""
+    for name in names:
+        value = namespace[name]
+        if (callable(value) and not isinstance(value, type) and name not in on_any_device
+                and not getattr(value, "host_only", False)):
+            namespace[name] = host_only(value)

@@ -3,7 +3,7 @@
 import numpy as np
 
 from . import _dlpack
-from ._devices import CPU, as_device
+from ._devices import CPU, as_device, check_available
 from ._dtypes import bfloat16, float32, from_numpy_dtype
 from ._layout import broadcast_strides, c_strides, size_of, view_of
 from ._memory import allocate_host, numpy_view
@@ -49,9 +49,11 @@ class ndarray:
     def _empty(cls, shape, dtype, device=CPU, zero=False, strides=None):
         """A new dense array on ``device`` (C-contiguous unless ``strides``, a dense layout of
         ``shape``, says otherwise); its memory is uninitialised unless ``zero``."""
-        if device is not CPU:
-            _require_host(device)
-        address, owner = allocate_host(size_of(shape) * dtype.itemsize, zero)
+        if device is CPU:
+            address, owner = allocate_host(size_of(shape) * dtype.itemsize, zero)
+        else:
+            address, owner = _cuda(device).allocate(size_of(shape) * dtype.itemsize,
+                                                    device.index, zero)
         return cls._new(address, shape, strides or c_strides(shape), dtype, device, owner, False)
 
     def __getattr__(self, name):
@@ -118,10 +120,11 @@ class ndarray:
     def to_device(self, device, /, *, stream=None):
         """Return this array on ``device``: itself when it is there already, else a copy."""
         device = as_device(device)
-        if device != self._device:
-            _require_host(device)
-            _require_host(self._device)
-        return self
+        if device == self._device:
+            return self
+        result = ndarray._empty(self._shape, self._dtype, device)
+        result._assign(self)
+        return result
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """Export as a DLPack capsule (versioned when ``max_version`` is 1.x or later)."""
@@ -184,7 +187,9 @@ class ndarray:
 
     def _numpy(self):
         """A NumPy view of the memory; bfloat16 shows as its uint16 bits."""
-        _require_host(self._device)
+        if self._device != CPU:
+            raise ValueError(f"the values of an array on {self._device} cannot be read on the "
+                             "host; move it first with to_device('cpu')")
         return numpy_view(self._address, self._shape, self._strides, self._dtype.storage,
                           self._readonly, self)
 
@@ -200,12 +205,30 @@ class ndarray:
 
     def _assign(self, source):
         """Write ``source`` (an ndarray broadcastable to this shape) into this array."""
-        if self._device is not CPU or source._device is not CPU:
-            check_host("assignment", self, source)
         strides = source._strides if source._shape == self._shape else broadcast_strides(
             source._shape, source._strides, self._shape)
-        copy_array(source._address, strides, source._dtype, self._address, self._strides,
-                   self._dtype, self._shape)
+        if self._device is CPU and source._device is CPU:
+            copy_array(source._address, strides, source._dtype, self._address, self._strides,
+                       self._dtype, self._shape)
+        elif self._device == source._device:
+            _cuda(self._device).copy_array(source._address, strides, source._dtype,
+                                           self._address, self._strides, self._dtype,
+                                           self._shape, self._device.index)
+        else:
+            self._move(source._view(0, self._shape, strides))
+
+    def _move(self, source):
+        """Write ``source`` (of this shape, on another device) into this array: packed (and
+        cast) on its own device when it is not C-contiguous in this dtype, one contiguous
+        transfer, and unpacked here when this array is not C-contiguous."""
+        if source._dtype is not self._dtype or source._strides != c_strides(source._shape):
+            source = source._copy(self._dtype)
+        target = self if self._strides == c_strides(self._shape) else ndarray._empty(
+            self._shape, self._dtype, self._device)
+        cuda = _cuda(self._device if self._device != CPU else source._device)
+        cuda.copy_bytes(target._address, source._address, self.size * self._dtype.itemsize)
+        if target is not self:
+            self._assign(target)
 
     def _fill(self, value):
         """Write the Python scalar ``value`` to every element."""
@@ -213,6 +236,7 @@ class ndarray:
 
     def __getitem__(self, key):
         if _indexing.is_array_index(key):
+            check_host("ndarray.__getitem__ with array indices", self)
             shape, offsets = _indexing.array_index_offsets(self, key)
             return _indexing.gather_offsets(self, shape, offsets)
         offset, shape, strides = view_of(key, self._shape, self._strides)
@@ -413,10 +437,11 @@ def check_host(name, *arrays):
                              "computes it on the CPU only (move the array with to_device('cpu'))")
 
 
-def _require_host(device):
-    if device != CPU:
-        raise ValueError(f"device {device} is not available: this build of dlnumba has only the "
-                         "CPU backend")
+def _cuda(device):
+    """The CUDA backend for arrays on ``device``; ValueError when that device is not usable."""
+    check_available(device)
+    from . import cuda
+    return cuda
 
 
 

@@ -240,7 +240,7 @@ def _fail(report, status, axis):
 
 
 @njit
-def _validate(tensor, report, ndim_limit, dtype_table):
+def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
     """Check a DLTensor and fill the report; return a status code."""
     data = _load_word(tensor)
     device_type, device_id = _at(tensor + 8, np.int32)[0], _at(tensor + 12, np.int32)[0]
@@ -267,7 +267,8 @@ def _validate(tensor, report, ndim_limit, dtype_table):
     if dtype_index < 0:
         return _fail(report, BAD_DTYPE, -1)
     _store_word(report + 3 * 8, dtype_index)
-    if device_type != 1 or device_id != 0:
+    if not ((device_type == 1 and device_id == 0)
+            or (device_type == 2 and 0 <= device_id < cuda_devices)):
         return _fail(report, BAD_DEVICE, -1)
     itemsize = bits // 8
     shape_out = report + _REPORT_BYTES
@@ -326,8 +327,9 @@ def _adopt(capsule, managed, name, used_name, owner_name, release):
     return owner
 
 
-@cfunc(_voidptr(_voidptr, _voidptr, _voidptr, _intp, _voidptr, _voidptr, _voidptr), cache=True)
-def _import_tensor(capsule, none, report, ndim_limit, dtype_table, release_legacy,
+@cfunc(_voidptr(_voidptr, _voidptr, _voidptr, _intp, _intp, _voidptr, _voidptr, _voidptr),
+       cache=True)
+def _import_tensor(capsule, none, report, ndim_limit, cuda_devices, dtype_table, release_legacy,
                    release_versioned):
     out = _address(report)
     if _PyCapsule_IsValid(capsule, _cstr("dltensor_versioned")):
@@ -340,7 +342,7 @@ def _import_tensor(capsule, none, report, ndim_limit, dtype_table, release_legac
             _Py_IncRef(none)
             return none
         _store_word(out + 4 * 8, _load_word(managed + 24))
-        if _validate(managed + 32, out, ndim_limit, _address(dtype_table)) == OK:
+        if _validate(managed + 32, out, ndim_limit, cuda_devices, _address(dtype_table)) == OK:
             return _adopt(capsule, managed, _cstr("dltensor_versioned"),
                           _cstr("used_dltensor_versioned"),
                           _cstr("dlnumba.imported_dltensor_versioned"), release_versioned)
@@ -348,7 +350,7 @@ def _import_tensor(capsule, none, report, ndim_limit, dtype_table, release_legac
         managed = _address(_PyCapsule_GetPointer(capsule, _cstr("dltensor")))
         for i in range(4, 7):
             _store_word(out + i * 8, 0)
-        if _validate(managed, out, ndim_limit, _address(dtype_table)) == OK:
+        if _validate(managed, out, ndim_limit, cuda_devices, _address(dtype_table)) == OK:
             return _adopt(capsule, managed, _cstr("dltensor"), _cstr("used_dltensor"),
                           _cstr("dlnumba.imported_dltensor"), release_legacy)
     elif (_PyCapsule_IsValid(capsule, _cstr("used_dltensor_versioned"))
@@ -370,17 +372,18 @@ Copy ``template`` (a packed struct, shape and strides) into a new allocation, po
 and strides fields at the copies, take a reference to ``owner`` (the struct's manager_ctx)
 and wrap the allocation in a ``dltensor`` or ``dltensor_versioned`` capsule."""
 
-import_tensor = ctypes.PYFUNCTYPE(_py, _py, _py, _ptr, _ssize, ctypes.c_char_p, _ptr, _ptr)(
-    _import_tensor.address)
-import_tensor.__doc__ = """import_tensor(capsule, None, report, ndim_limit, dtype_table,
-release_legacy, release_versioned) -> owner or None
+import_tensor = ctypes.PYFUNCTYPE(_py, _py, _py, _ptr, _ssize, _ssize, ctypes.c_char_p, _ptr,
+                                  _ptr)(_import_tensor.address)
+import_tensor.__doc__ = """import_tensor(capsule, None, report, ndim_limit, cuda_devices,
+dtype_table, release_legacy, release_versioned) -> owner or None
 
 Validate the tensor in a DLPack capsule and fill ``report`` (REPORT, then shape and strides;
 strides made C-contiguous when NULL). If valid, rename the capsule ``used_...`` and return a
 new capsule that owns the tensor: its destructor (``release_legacy`` or ``release_versioned``)
 runs the producer's deleter. Otherwise return None, leaving the capsule untouched; the
-report's status says why. ``dtype_table[code * 17 + bits // 8]`` is the index of the dtype of
-that DLPack code and width, or -1."""
+report's status says why. The tensor may be on kDLCPU:0 or on kDLCUDA devices below
+``cuda_devices``. ``dtype_table[code * 17 + bits // 8]`` is the index of the dtype of that
+DLPack code and width, or -1."""
 
 capsule_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, _py)(("PyCapsule_GetName", ctypes.pythonapi))
 CapsuleType = type(ctypes.PYFUNCTYPE(_py, _ptr, _ptr, _ptr)(("PyCapsule_New", ctypes.pythonapi))(

@@ -2,7 +2,7 @@
 
 import enum
 
-__all__ = ["Device", "DLDeviceType", "CPU", "as_device"]
+__all__ = ["Device", "DLDeviceType", "CPU", "as_device", "available_devices", "check_available"]
 
 
 class DLDeviceType(enum.IntEnum):
@@ -130,3 +130,16 @@ def as_device(device):
         return from_dlpack_device(*device)
     raise TypeError(f"device must be a dlnumba.Device, a string like 'cpu' or 'cuda:0', or a "
                     f"DLPack (device_type, device_id) tuple, not {device!r}")
+
+
+def check_available(device):
+    """Raise ValueError, saying why, unless arrays can live on ``device``."""
+    if device.type == "cuda":
+        from . import cuda
+        cuda.check_device(device.index)
+
+
+def available_devices():
+    """The devices arrays can live on: the CPU, then each usable CUDA device."""
+    from . import cuda
+    return [CPU] + [Device("cuda", index) for index in range(cuda.device_count())]

@@ -6,10 +6,11 @@ tensor live here; the C-level work (allocation, deleters, capsule renaming) is i
 
 import ctypes
 import struct
+import sys
 import threading
 
 from . import _capi
-from ._devices import CPU, device_name, from_dlpack_device
+from ._devices import CPU, DLDeviceType, device_name, from_dlpack_device
 from ._dtypes import DTYPES
 from ._layout import MAX_NDIM
 
@@ -36,10 +37,19 @@ def export(array, stream, max_version, dl_device, copy):
         When the array cannot be exported as asked: to another device without a copy, or a
         read-only array through a legacy capsule (it has no READ_ONLY flag).
     ValueError, TypeError
-        For a stream other than None on the CPU, or a malformed ``max_version``.
+        For a stream other than None on the CPU, a stream that is not one of the standard's
+        CUDA values, or a malformed ``max_version``.
+
+    Every dlnumba operation on a CUDA device has finished when it returns, so a consumer's
+    stream (None or 1: the legacy default stream, 2: the per-thread default stream, -1: no
+    synchronization, else a ``cudaStream_t``) needs no event to wait on.
     """
-    if stream is not None:
-        raise ValueError(f"stream must be None for an array on the CPU, not {stream!r}")
+    if array._device.type == "cpu":
+        if stream is not None:
+            raise ValueError(f"stream must be None for an array on the CPU, not {stream!r}")
+    elif stream is not None and (type(stream) is not int or stream == 0 or stream < -1):
+        raise ValueError(f"stream for an array on {array._device} must be None, -1, 1, 2 or a "
+                         f"CUDA stream handle, not {stream!r} (0 is ambiguous and disallowed)")
     version = None if max_version is None else _negotiate(max_version)
     copied = False
     if dl_device is not None and tuple(dl_device) != array._device.dlpack:
@@ -144,14 +154,35 @@ def import_capsule(capsule):
     except AttributeError:
         report = ctypes.create_string_buffer(_capi.REPORT.size + 16 * MAX_NDIM)
         report, address = _scratch.report = report, ctypes.addressof(report)
-    owner = _capi.import_tensor(capsule, None, address, MAX_NDIM, _DTYPE_TABLE, _RELEASE_LEGACY,
-                                _RELEASE_VERSIONED)
+    owner = _capi.import_tensor(capsule, None, address, MAX_NDIM, _cuda_devices(False),
+                                _DTYPE_TABLE, _RELEASE_LEGACY, _RELEASE_VERSIONED)
+    if owner is None and "dlnumba.cuda" not in sys.modules and _on_cuda(report):
+        # The first CUDA tensor: load the backend, then count the devices it may name.
+        owner = _capi.import_tensor(capsule, None, address, MAX_NDIM, _cuda_devices(True),
+                                    _DTYPE_TABLE, _RELEASE_LEGACY, _RELEASE_VERSIONED)
     if owner is None:
         raise _import_error(capsule, report)
-    _, address, ndim, dtype_index, flags = _REPORT_HEAD.unpack_from(report)
+    _, address, ndim, dtype_index, flags, _, _, device_type, device_id = \
+        _REPORT_HEAD.unpack_from(report)
     layout = _LAYOUTS[ndim].unpack_from(report, _capi.REPORT.size)
-    return ((address, layout[:ndim], layout[ndim:], DTYPES[dtype_index], CPU, owner,
+    device = CPU if device_type == 1 else from_dlpack_device(device_type, device_id)
+    return ((address, layout[:ndim], layout[ndim:], DTYPES[dtype_index], device, owner,
              flags & READ_ONLY != 0), flags & IS_COPIED != 0)
+
+
+def _cuda_devices(load):
+    """How many CUDA devices an imported tensor may name: none until the CUDA backend is
+    loaded (``load``: load it now)."""
+    cuda = sys.modules.get("dlnumba.cuda")
+    if cuda is None and load:
+        from . import cuda
+    return 0 if cuda is None else cuda.device_count()
+
+
+def _on_cuda(report):
+    """Whether an import was refused for naming a kDLCUDA device."""
+    status, *_, device_type, _ = _REPORT_HEAD.unpack_from(report)
+    return status == _capi.BAD_DEVICE and device_type == DLDeviceType.kDLCUDA
 
 
 def _dtype_table():
@@ -163,7 +194,7 @@ def _dtype_table():
 
 
 _DTYPE_TABLE = _dtype_table()
-_REPORT_HEAD = struct.Struct("<5q")
+_REPORT_HEAD = struct.Struct("<4qQ4q")  # REPORT's first words, to the device id
 
 
 def _import_error(capsule, report):
@@ -194,7 +225,8 @@ def _import_error(capsule, report):
                                        for d in DTYPES))
     if status == _capi.BAD_DEVICE:
         return BufferError(f"device {device_name(r['device_type'], r['device_id'])} is not "
-                           "supported by this build of dlnumba; expected kDLCPU:0")
+                           "available: dlnumba arrays live on kDLCPU:0 and on the kDLCUDA devices "
+                           f"here ({_cuda_devices(False)})")
     layout = _LAYOUTS[ndim].unpack_from(report, _capi.REPORT.size)
     shape, strides = layout[:ndim], layout[ndim:]
     if status == _capi.NEGATIVE_SIZE:

@@ -124,6 +124,7 @@ def _unary(name, x, /):
         address, owner = allocate_host(nbytes)
         job.call(x._address, address)
         return ndarray._new(address, x._shape, out_strides, result_dtype, CPU, owner, False)
+    check_host(name, x)
     out = ndarray._empty(x._shape, result_dtype, x._device, strides=out_strides)
     apply_elementwise(name, kind, ((x._address, x._strides, x._dtype),),
                       (out._address, out._strides, out._dtype), x._shape, compute_dtype)
@@ -191,6 +192,7 @@ def _binary(name, x1, x2, /, out=None):
             address, owner = allocate_host(nbytes)
             job.call(x1._address, x2._address, address)
             return ndarray._new(address, shape, out_strides, result_dtype, CPU, owner, False)
+        check_host(name, x1)
         out = ndarray._empty(shape, result_dtype, x1._device, strides=out_strides)
     elif out._dtype is not result_dtype or out._shape != shape:
         raise TypeError(f"in-place {name} would change the array's dtype {out.dtype} or shape "

@@ -1,6 +1,6 @@
 """``__array_namespace_info__``: what this namespace supports."""
 
-from ._devices import CPU, as_device
+from ._devices import CPU, as_device, available_devices, check_available
 from ._dtypes import DTYPES, KINDS, complex128, float64, int64
 from ._layout import MAX_NDIM
 
@@ -20,8 +20,8 @@ class __array_namespace_info__:
         return CPU
 
     def devices(self):
-        """The devices arrays can live on."""
-        return [CPU]
+        """The devices arrays can live on (asking imports the CUDA backend)."""
+        return available_devices()
 
     def default_dtypes(self, *, device=None):
         """The default dtype of each kind."""
@@ -45,7 +45,7 @@ class __array_namespace_info__:
                 if d.kind in wanted and d.name not in ("float16", "bfloat16")}
 
     def _check(self, device):
-        if device is not None and as_device(device) != CPU:
-            raise ValueError(f"device {device} is not available: this build has only the CPU")
+        if device is not None:
+            check_available(as_device(device))
 
 

@@ -4,7 +4,7 @@ searchsorted, where."""
 import numpy as np
 
 from ._arguments import check_array, normalize_axis
-from ._array_object import check_host, check_scalar_kind, ndarray
+from ._array_object import check_scalar_kind, ndarray
 from ._creation_functions import full
 from ._data_type_functions import result_type
 from ._dtypes import bool as bool_, int64, promote
@@ -27,7 +27,6 @@ def nonzero(x, /):
     dimension, in C order. NaN is non-zero; so is a complex number with a non-zero part."""
     if not isinstance(x, ndarray):
         raise TypeError(f"nonzero expects a dlnumba.ndarray, not {type(x).__name__}")
-    check_host("nonzero", x)
     if x.ndim == 0:
         raise ValueError("nonzero needs an array of at least one dimension, not a 0-d array")
     unit, codec, components = key_layout(x.dtype)

@@ -19,8 +19,8 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _elementwise_functions as _elementwise
-from ._arguments import check_array, check_int, normalize_axes
-from ._array_object import check_host, ndarray
+from ._arguments import check_array, check_int, host_only_namespace, normalize_axes
+from ._array_object import ndarray
 from ._data_type_functions import finfo
 from ._dtypes import (DType, complex64, complex128, computation_dtype, float32, float64, int64,
                       uint64)
@@ -72,7 +72,6 @@ def _floating(name, x, square=False, complex_result=False):
     """Check a stack of (``square``) floating-point matrices; returns ``x`` packed for the
     kernels and the dtype they compute in (complex if ``complex_result``)."""
     check_array(name, x, FLOATING, "floating-point", min_ndim=2)
-    check_host(name, x)
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"{name} takes square matrices, not shape {x.shape}")
     compute = computation_dtype(x.dtype)
@@ -319,7 +318,6 @@ def _rtols(name, x, rtol):
     if rtol is None:
         rtol = max(x.shape[-2:]) * finfo(x.dtype).eps
     if isinstance(rtol, ndarray):
-        check_host(name, rtol)
         if rtol.dtype.kind != "real floating":
             raise TypeError(f"{name}: rtol must have a real floating-point dtype, not "
                             f"{rtol.dtype}")
@@ -417,7 +415,6 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     non-zero elements. An empty vector has norm 0 (``inf`` for ``ord=-inf``).
     """
     check_array("vector_norm", x, FLOATING, "floating-point")
-    check_host("vector_norm", x)
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"vector_norm: ord must be an int or a float, not {ord!r}")
     axes = _axes("vector_norm", axis, x.ndim)
@@ -525,3 +522,5 @@ def outer(x1, x2, /):
         raise ValueError(f"outer takes 1-D arrays, not shapes {x1.shape} and {x2.shape}")
     return _elementwise._binary("multiply", x1[:, None], x2[None, :])
 
+
+host_only_namespace(globals(), __all__, {"diagonal", "matrix_transpose"})

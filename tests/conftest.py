@@ -2,9 +2,16 @@
 
 Profiles: ``thorough`` (default, for local runs) and ``ci`` (bounded; ``.ci/run`` selects it
 with HYPOTHESIS_PROFILE=ci).
+
+CUDA code runs under the Numba CUDA simulator (one device, ``cuda:0``) unless
+``DLNUMBA_TEST_GPU=1`` asks for the real GPUs; numba reads the switch when it is imported, so it
+is set here, before any test module imports it.
 """
 
 import os
+
+if not os.environ.get("DLNUMBA_TEST_GPU"):
+    os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
 import pytest
 from hypothesis import HealthCheck, settings

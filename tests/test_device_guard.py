@@ -38,8 +38,11 @@ def test_every_public_name_has_a_case():
 
 
 def test_off_device_arrays_are_refused_before_their_memory_is_touched():
+    # No usable CUDA device in the child: functions that can run on one refuse it too, so
+    # every memory access on the poisoned "cuda:0" arrays is a bug.
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0", NUMBA_DISABLE_CUDA="1")
     child = subprocess.run([sys.executable, "-X", "faulthandler", "device_guard_cases.py"],
-                           cwd=_HERE, capture_output=True, text=True, timeout=600)
+                           cwd=_HERE, env=env, capture_output=True, text=True, timeout=600)
     lines = child.stdout.splitlines()
     started = [line[6:] for line in lines if line.startswith("START ")]
     assert child.returncode == 0, (f"case {started[-1] if started else None!r} crashed:\n"

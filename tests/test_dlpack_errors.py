@@ -193,7 +193,7 @@ BAD = {  # id: (forge arguments, regex the BufferError message must match)
     "lanes=2": (dict(lanes=2), r"lanes=2"),
     "lanes=0": (dict(lanes=0), r"lanes=0"),
     "data NULL": (dict(data=None), r"data is NULL.*\(2, 3\)"),
-    "CUDA": (dict(device_type=kDLCUDA), r"kDLCUDA:0"),
+    "CUDA:7": (dict(device_type=kDLCUDA, device_id=7), r"kDLCUDA:7"),
     "ROCm": (dict(device_type=kDLROCM, device_id=1), r"kDLROCM:1"),
     "CPU:3": (dict(device_id=3), r"kDLCPU:3"),
     "device 99": (dict(device_type=99), r"unknown device type 99"),
@@ -232,10 +232,10 @@ def test_bad_major_version_rejected(version, shown):
 
 def test_failed_import_leaves_capsule_importable():
     """After a rejected import the producer may repair and import it: deleter runs once."""
-    f = Forged(base(), device_type=kDLCUDA)
-    with pytest.raises(BufferError, match="kDLCUDA"):
+    f = Forged(base(), device_type=kDLCUDA, device_id=7)
+    with pytest.raises(BufferError, match="kDLCUDA:7"):
         xp.from_dlpack(f.capsule)
-    f.tensor.device.device_type = 1
+    f.tensor.device.device_type, f.tensor.device.device_id = 1, 0
     x = xp.from_dlpack(f.capsule)
     np.testing.assert_array_equal(x._numpy(), base())
     del x

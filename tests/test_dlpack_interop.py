@@ -487,20 +487,23 @@ def test_from_dlpack_cuda_copy_false(producer):
 
 @pytest.mark.parametrize("copy", [None, True])
 @pytest.mark.parametrize("producer", _cuda_params())
-def test_from_dlpack_cuda_no_backend(producer, copy):
-    """device='cuda' otherwise: ValueError or BufferError (there is no CUDA backend yet)."""
+def test_from_dlpack_to_cuda_copies(producer, copy):
+    """device='cuda' otherwise: a copy on cuda:0 with the producer's values."""
     src = _producers()[producer]()
-    with pytest.raises((ValueError, BufferError)):
-        xp.from_dlpack(src, device="cuda", copy=copy)
+    x = xp.from_dlpack(src, device="cuda", copy=copy)
+    assert x.device == xp.Device("cuda", 0)
+    expected = xp.from_dlpack(_producers()[producer]())
+    assert x.shape == expected.shape and x.dtype == expected.dtype
+    np.testing.assert_array_equal(np.from_dlpack(x.to_device("cpu")), np.from_dlpack(expected))
 
 
-@pytest.mark.parametrize("copy, error", [(False, BufferError), (None, ValueError),
-                                         (True, ValueError)])
-def test_from_dlpack_capsule_cuda(copy, error):
-    """A raw CPU capsule with device='cuda': BufferError for copy=False, else ValueError."""
-    capsule = xp.to_dlpack(xp.arange(3))
-    with pytest.raises(error, match="cuda"):
-        xp.from_dlpack(capsule, device="cuda", copy=copy)
+def test_from_dlpack_capsule_cuda():
+    """A raw CPU capsule with device='cuda': BufferError for copy=False, else a copy."""
+    with pytest.raises(BufferError, match="cuda"):
+        xp.from_dlpack(xp.to_dlpack(xp.arange(3)), device="cuda", copy=False)
+    x = xp.from_dlpack(xp.to_dlpack(xp.arange(3)), device="cuda")
+    assert x.device == xp.Device("cuda", 0)
+    assert np.from_dlpack(x.to_device("cpu")).tolist() == [0, 1, 2]
 
 
 def test_dlpack_device():
@@ -523,11 +526,18 @@ def test_dlpack_bad_max_version(max_version):
         xp.arange(3).__dlpack__(max_version=max_version)
 
 
-@pytest.mark.parametrize("copy", [None, False, True])
-def test_dlpack_dl_device_cuda(copy):
-    """__dlpack__(dl_device=(2, 0)) on a CPU-only build: BufferError naming kDLCUDA."""
+def test_dlpack_dl_device_cuda():
+    """__dlpack__(dl_device=(2, 0)) copies to cuda:0 (IS_COPIED); copy=False: BufferError; a
+    device that is not here: BufferError naming it."""
     with pytest.raises(BufferError, match="kDLCUDA:0"):
-        xp.arange(3).__dlpack__(max_version=(1, 0), dl_device=(2, 0), copy=copy)
+        xp.arange(3).__dlpack__(max_version=(1, 0), dl_device=(2, 0), copy=False)
+    with pytest.raises(BufferError, match="kDLCUDA:5"):
+        xp.arange(3).__dlpack__(max_version=(1, 0), dl_device=(2, 5))
+    capsule = xp.arange(3).__dlpack__(max_version=(1, 0), dl_device=(2, 0))
+    assert versioned_header(capsule)[2] & IS_COPIED
+    x = xp.from_dlpack(capsule)
+    assert x.device == xp.Device("cuda", 0)
+    assert np.from_dlpack(x.to_device("cpu")).tolist() == [0, 1, 2]
 
 
 def test_dlpack_dl_device_cpu_no_copy():

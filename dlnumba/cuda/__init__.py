@@ -1,5 +1,18 @@
-"""The CUDA backend: GPU memory, kernels and streams (``numba.cuda``).
+"""The CUDA backend: device memory, the copy/cast kernel, and moves between devices.
 
-Not built yet: dlnumba has only its CPU backend, and every CUDA device request raises a
-ValueError (BufferError from DLPack) that says so.
+The only package that imports ``numba.cuda`` (from ``numba-cuda``: ``pip install
+dlnumba[cuda]``); dlnumba imports it when a CUDA device is first named or met, so a CPU-only
+user never pays for it. Under the Numba CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) device
+memory is host memory and kernels run as Python; the same code paths run there, which is how
+CI tests them.
+
+What runs on a CUDA device so far: allocation, strided copies and casts on one device (one
+kernel per pair of dtypes, any rank and layout), and moves between the host and devices, which
+pack a non-contiguous source on its own device, make one contiguous transfer, and unpack on the
+target. Every other function refuses a CUDA array (ValueError) before touching its memory.
 """
+
+from ._backend import SIMULATOR, allocate, check_device, copy_bytes, device_count
+from ._kernels import copy_array
+
+__all__ = ["SIMULATOR", "allocate", "check_device", "copy_array", "copy_bytes", "device_count"]

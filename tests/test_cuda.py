@@ -1,0 +1,155 @@
+"""The CUDA backend: memory, the copy/cast kernel, moves between devices, DLPack on CUDA, and
+the refusal of host-only functions. In CI this runs under the Numba CUDA simulator (see
+conftest); with DLNUMBA_TEST_GPU=1 on a GPU machine the same tests run on the device."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+import hypothesis.extra.numpy as hnp
+
+import dlnumba as xp
+from dlpack_forge import IS_COPIED, versioned_header
+
+if "cuda" not in {d.type for d in xp.__array_namespace_info__().devices()}:
+    pytest.skip("no CUDA device (or simulator) here", allow_module_level=True)
+
+CUDA = xp.Device("cuda", 0)
+DTYPES = ["bool", "int8", "uint16", "int64", "float16", "bfloat16", "float32", "float64",
+          "complex64", "complex128"]
+
+
+def host(x):
+    """The values of ``x`` (any device) as a NumPy array; bfloat16 as float32."""
+    x = x.to_device("cpu")
+    return np.from_dlpack(xp.astype(x, xp.float32) if x.dtype == xp.bfloat16 else x)
+
+
+def on_cuda(values, dtype):
+    x = xp.asarray(values)
+    return xp.astype(x, getattr(xp, dtype)).to_device(CUDA)
+
+
+def strided(draw, shape):
+    """A view of ``shape`` with a random permutation, steps and reversals."""
+    ndim = len(shape)
+    order = tuple(draw(st.permutations(range(ndim))))
+    steps = [draw(st.sampled_from([1, 2, -1, -2])) for _ in range(ndim)]
+    return order, steps
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_cast_on_device_matches_the_host_engine(data):
+    """Copies and casts on the device, over transposed, stepped and reversed layouts, give the
+    bits the CPU engine gives (which matches NumPy's astype)."""
+    src = data.draw(st.sampled_from(DTYPES))
+    dst = data.draw(st.sampled_from([d for d in DTYPES if "complex" in d or "complex" not in src]))
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
+    values = data.draw(hnp.arrays(np.float64, shape, elements=st.floats(-300, 300, width=32)
+                                  | st.sampled_from([np.nan, np.inf, -0.0])))
+    x = xp.astype(xp.asarray(values), getattr(xp, src))
+    order, steps = strided(data.draw, shape)
+    index = tuple(slice(None, None, s) for s in steps)
+    view_cpu = xp.permute_dims(x, order)[index] if shape else x
+    view_cuda = xp.permute_dims(x.to_device(CUDA), order)[index] if shape else x.to_device(CUDA)
+    expected = xp.astype(view_cpu, getattr(xp, dst))
+    result = xp.astype(view_cuda, getattr(xp, dst))
+    assert result.device == CUDA and result.dtype == expected.dtype
+    assert result.shape == expected.shape
+    # Bits (bfloat16 as its uint16 storage): NaN payloads and signed zeros count.
+    np.testing.assert_array_equal(result.to_device("cpu")._numpy().reshape(-1).view(np.uint8),
+                                  expected._numpy().reshape(-1).view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128", "bfloat16"])
+def test_moves_keep_values_for_every_layout(dtype):
+    """CPU -> CUDA -> CPU through non-contiguous sources and targets, and broadcasts."""
+    a = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    x = xp.astype(xp.asarray(a), getattr(xp, dtype))
+    for view in (x, x[::-1, :, ::2], xp.permute_dims(x, (2, 0, 1)), xp.broadcast_to(x[0, 0], (2, 5))):
+        moved = view.to_device(CUDA)
+        assert moved.device == CUDA
+        np.testing.assert_array_equal(host(moved), host(view))
+        back = xp.permute_dims(moved, tuple(range(moved.ndim))[::-1]).to_device("cpu")
+        np.testing.assert_array_equal(host(back), host(view).T)
+
+
+def test_creation_on_the_device():
+    assert host(xp.zeros((2, 3), device=CUDA)).tolist() == [[0.0] * 3] * 2
+    assert host(xp.ones(2, dtype=xp.int8, device="cuda")).tolist() == [1, 1]
+    assert host(xp.full((2,), 2.5, dtype=xp.bfloat16, device=CUDA)).tolist() == [2.5, 2.5]
+    assert host(xp.eye(3, k=1, device=CUDA)).tolist() == np.eye(3, k=1).tolist()
+    assert host(xp.arange(4, device=CUDA)).tolist() == [0, 1, 2, 3]
+    assert host(xp.asarray([[1, 2]], device=CUDA)).tolist() == [[1, 2]]
+    like = xp.ones_like(xp.zeros(3, device=CUDA))
+    assert like.device == CUDA and host(like).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_views_and_joins_stay_on_the_device():
+    a = np.arange(12.0).reshape(3, 4)
+    x = xp.asarray(a, device=CUDA)
+    cases = {
+        "reshape view": (xp.reshape(x, (4, 3)), a.reshape(4, 3)),
+        "reshape copy": (xp.reshape(x.mT, (12,)), a.T.reshape(12)),
+        "flip": (xp.flip(x), np.flip(a)),
+        "expand_dims": (xp.expand_dims(x, axis=1), a[:, None]),
+        "broadcast_to": (xp.broadcast_to(x[0], (2, 4)), np.broadcast_to(a[0], (2, 4))),
+        "concat": (xp.concat([x, x[:1]]), np.concatenate([a, a[:1]])),
+        "stack": (xp.stack([x[0], x[1]], axis=1), np.stack([a[0], a[1]], axis=1)),
+        "getitem": (x[1:, ::-2], a[1:, ::-2]),
+    }
+    for name, (result, expected) in cases.items():
+        assert result.device == CUDA, name
+        np.testing.assert_array_equal(host(result), expected, err_msg=name)
+
+
+def test_overlapping_copy_on_the_device_reads_before_it_writes():
+    x = xp.arange(10, dtype=xp.int32, device=CUDA)
+    x[1:]._assign(x[:-1])
+    assert host(x).tolist() == [0, 0, 1, 2, 3, 4, 5, 6, 7, 8]
+
+
+def test_dlpack_on_cuda():
+    x = xp.asarray([[1.0, 2.0], [3.0, 4.0]], device=CUDA)
+    assert x.__dlpack_device__() == (2, 0)
+    y = xp.from_dlpack(x)
+    assert y.device == CUDA and y._address == x._address
+    assert xp.from_dlpack(x.__dlpack__(max_version=(1, 0), stream=-1))._address == x._address
+    for stream in (None, -1, 1, 2, 12345):
+        x.__dlpack__(stream=stream)
+    for stream in (0, -2, 1.5):
+        with pytest.raises(ValueError, match="stream"):
+            x.__dlpack__(stream=stream)
+    capsule = x.__dlpack__(max_version=(1, 0), dl_device=(1, 0))
+    assert versioned_header(capsule)[2] & IS_COPIED
+    assert np.from_dlpack(xp.from_dlpack(capsule)).tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    with pytest.raises(BufferError, match="copy=False"):
+        x.__dlpack__(max_version=(1, 0), dl_device=(1, 0), copy=False)
+    with pytest.raises(BufferError, match="copy=False"):
+        xp.from_dlpack(x, device="cpu", copy=False)
+    assert host(xp.from_dlpack(x, device="cpu")).tolist() == [[1.0, 2.0], [3.0, 4.0]]
+
+
+def test_host_only_functions_refuse_cuda_arrays():
+    x = xp.ones(3, device=CUDA)
+    for call in (lambda: xp.sum(x), lambda: x + x, lambda: xp.sort(x), lambda: xp.exp(x),
+                 lambda: xp.linalg.vector_norm(x), lambda: xp.fft.fft(x),
+                 lambda: xp.linspace(0, 1, 3, device=CUDA), lambda: x[xp.asarray([0, 1])]):
+        with pytest.raises(ValueError, match="cuda:0"):
+            call()
+    with pytest.raises(ValueError, match="cuda:0 and cpu"):
+        x + 1.0
+    with pytest.raises(ValueError, match="cannot be read on the host"):
+        float(x[0])
+    assert "device='cuda:0'" in repr(x)
+
+
+def test_njit_refuses_cuda_arrays():
+    import numba
+
+    @numba.njit
+    def first(a):
+        return a[0]
+
+    with pytest.raises(TypeError, match="cuda:0"):
+        first(xp.ones(3, device=CUDA))
