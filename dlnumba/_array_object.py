@@ -225,8 +225,9 @@ class ndarray:
             source = source._copy(self._dtype)
         target = self if self._strides == c_strides(self._shape) else ndarray._empty(
             self._shape, self._dtype, self._device)
-        cuda = _cuda(self._device if self._device != CPU else source._device)
-        cuda.copy_bytes(target._address, source._address, self.size * self._dtype.itemsize)
+        device = self._device if self._device != CPU else source._device
+        _cuda(device).copy_bytes(target._address, source._address,
+                                 self.size * self._dtype.itemsize, device.index)
         if target is not self:
             self._assign(target)
 

@@ -55,18 +55,19 @@ def allocate(nbytes, index, zero=False):
     return address, memory
 
 
-def copy_bytes(dst, src, nbytes):
-    """Copy ``nbytes`` between any two addresses of host or device memory (unified addressing);
-    returns when the copy is done."""
+def copy_bytes(dst, src, nbytes, index):
+    """Copy ``nbytes`` between any two addresses of host or device memory (unified addressing),
+    in the context of CUDA device ``index``; returns when the copy is done."""
     if SIMULATOR:
         ctypes.memmove(dst, src, nbytes)
     elif nbytes:
-        driver.cuMemcpy(dst, src, nbytes)
+        with cuda.gpus[index]:
+            driver.cuMemcpy(dst, src, nbytes)
 
 
 def device_view(address, count, storage):
     """A 1-D device array of ``count`` elements of the NumPy dtype ``storage`` at ``address``,
-    as kernels take it."""
+    as kernels take it (made in the context of the device that holds it)."""
     if SIMULATOR:
         return FakeCUDAArray(numpy_view(address, (count,), (1,), storage, False, None))
     return cuda.from_cuda_array_interface(
@@ -75,8 +76,8 @@ def device_view(address, count, storage):
 
 
 def plan_view(values):
-    """The int64 array ``values`` where kernels read it; keep the result alive during the
-    kernel."""
+    """The int64 array ``values`` where kernels read it, on the current device; keep the
+    result alive during the kernel."""
     values = np.ascontiguousarray(values, np.int64)
     return FakeCUDAArray(values) if SIMULATOR else cuda.to_device(values)
 

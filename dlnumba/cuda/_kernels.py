@@ -80,19 +80,19 @@ def copy_array(src_address, src_strides, src_dtype, dst_address, dst_strides, ds
             return
         nbytes = (src_high - src_low + 1) * src_size
         address, owner = allocate(nbytes, index)
-        copy_bytes(address, src_address + src_low * src_size, nbytes)
+        copy_bytes(address, src_address + src_low * src_size, nbytes, index)
         copy_array(address - src_low * src_size, src_strides, src_dtype, dst_address,
                    dst_strides, dst_dtype, shape, index)
         return
     src_tag, dst_tag = _tags(src_dtype, dst_dtype)
     kernel = _transfer_kernel(src_dtype, dst_dtype)
-    src = device_view(src_address + src_low * src_size, src_high - src_low + 1,
-                      _storage(src_tag))
-    dst = device_view(dst_address + dst_low * dst_size, dst_high - dst_low + 1,
-                      _storage(dst_tag))
-    layout = plan_view(np.concatenate([plan.shape, *plan.strides]))
     blocks, threads = launch_shape(plan.size)
     with cuda.gpus[index]:
+        src = device_view(src_address + src_low * src_size, src_high - src_low + 1,
+                          _storage(src_tag))
+        dst = device_view(dst_address + dst_low * dst_size, dst_high - dst_low + 1,
+                          _storage(dst_tag))
+        layout = plan_view(np.concatenate([plan.shape, *plan.strides]))
         kernel[blocks, threads](
             src, plan.offsets[0] - src_low, dst, plan.offsets[1] - dst_low, layout,
             plan.shape.size, plan.size)
