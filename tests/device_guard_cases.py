@@ -69,9 +69,10 @@ for _name, (_arity, *_) in _FUNCTIONS.items():
 
 case("cumulative_sum", "cumulative_sum", "refused", lambda: xp.cumulative_sum(c(), axis=1))
 case("cumulative_prod", "cumulative_prod", "refused", lambda: xp.cumulative_prod(c(), axis=1))
-for _name in ("all", "any", "argmax", "argmin", "count_nonzero", "diff", "max", "mean", "min", "prod", "sort", "argsort", "std",
-              "sum", "var", "unique_all", "unique_counts", "unique_inverse", "unique_values",
-              "nonzero", "tril", "triu", "zeros_like", "ones_like", "empty_like"):
+for _name in ("all", "any", "argmax", "argmin", "count_nonzero", "diff", "max", "mean", "min",
+              "prod", "sort", "argsort", "std", "sum", "var", "unique_all", "unique_counts",
+              "unique_inverse", "unique_values", "nonzero", "tril", "triu", "zeros_like",
+              "ones_like", "empty_like"):
     case(_name, _name, "refused", lambda f=getattr(xp, _name): f(c()))
 case("full_like", "full_like", "refused", lambda: xp.full_like(c(), 2.0))
 case("clip", "clip", "refused", lambda: xp.clip(c(), 0.0, 1.0))

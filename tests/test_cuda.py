@@ -66,7 +66,8 @@ def test_moves_keep_values_for_every_layout(dtype):
     """CPU -> CUDA -> CPU through non-contiguous sources and targets, and broadcasts."""
     a = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
     x = xp.astype(xp.asarray(a), getattr(xp, dtype))
-    for view in (x, x[::-1, :, ::2], xp.permute_dims(x, (2, 0, 1)), xp.broadcast_to(x[0, 0], (2, 5))):
+    for view in (x, x[::-1, :, ::2], xp.permute_dims(x, (2, 0, 1)),
+                 xp.broadcast_to(x[0, 0], (2, 5))):
         moved = view.to_device(CUDA)
         assert moved.device == CUDA
         np.testing.assert_array_equal(host(moved), host(view))

@@ -4,10 +4,11 @@ A call's types travel in one *signature*: an empty array whose record dtype hold
 tag (a record whose one field names the implementation, ``"add:float"``) and the tags of the
 operands', the output's and the computation's dtypes. Each (operation, dtypes) pair is its own
 compiled specialization, cached on disk. The shape and every operand's strides travel as the
-rows of one int64 array: a small call unboxes two arrays and the addresses, nothing more. Operands are
-loaded from storage and converted to the computation dtype, combined by the scalar function
-from :mod:`.scalar`, and stored converted to the output's dtype. The innermost dimension has
-a contiguous fast path (and one for a broadcast scalar operand) that LLVM vectorizes.
+rows of one int64 array: a small call unboxes two arrays and the addresses, nothing more.
+Operands are loaded from storage and converted to the computation dtype, combined by the scalar
+function from :mod:`.scalar`, and stored converted to the output's dtype. The innermost
+dimension has a contiguous fast path (and one for a broadcast scalar operand) that LLVM
+vectorizes.
 """
 
 import numpy as np
