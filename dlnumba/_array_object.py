@@ -148,6 +148,15 @@ class ndarray:
                 "strides": tuple(s * storage.itemsize for s in self._strides),
                 "typestr": storage.str}
 
+    def __array__(self, dtype=None, copy=None):
+        """What NumPy asks for when ``__array_interface__`` is absent: refused, so that
+        ``np.asarray`` of a bfloat16 array or of one off the CPU does not become an object
+        array."""
+        if self._device != CPU:
+            raise ValueError(f"an array on {self._device} cannot become a NumPy array; move it "
+                             "first with to_device('cpu')")
+        raise TypeError("NumPy has no bfloat16 dtype; convert with astype(x, float32) first")
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """Run a NumPy (or Numba ``@vectorize``/``@guvectorize``) ufunc on the memory in place.
 

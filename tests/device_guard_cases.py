@@ -224,6 +224,7 @@ case("__repr__", "ndarray.__repr__", "anything", lambda: repr(c()))
 case("__array_interface__", "ndarray.__array_interface__", "anything",
      lambda: c().__array_interface__)
 case("__array_ufunc__", "ndarray.__array_ufunc__", "refused", lambda: np.add(c(), 1.0))
+case("__array__", "ndarray.__array__", "refused", lambda: np.asarray(c()))
 case("__array_namespace__", "ndarray.__array_namespace__", "anything",
      lambda: c().__array_namespace__())
 case("__dlpack__", "ndarray.__dlpack__", "anything", lambda: c().__dlpack__())

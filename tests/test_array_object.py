@@ -604,3 +604,8 @@ def test_repr_examples():
         "ndarray([[ True],\n         [False]], dtype=bool)"
     assert repr(xp.asarray([1.5, -2.0], dtype=xp.bfloat16)) == \
         "ndarray([ 1.5, -2. ], dtype=bfloat16)"
+
+
+def test_numpy_refuses_bfloat16_instead_of_making_an_object_array():
+    with pytest.raises(TypeError, match="bfloat16"):
+        np.asarray(xp.ones(2, dtype=xp.bfloat16))

@@ -142,6 +142,8 @@ def test_host_only_functions_refuse_cuda_arrays():
         x + 1.0
     with pytest.raises(ValueError, match="cannot be read on the host"):
         float(x[0])
+    with pytest.raises(ValueError, match="cannot become a NumPy array"):
+        np.asarray(x)
     assert "device='cuda:0'" in repr(x)
 
 
