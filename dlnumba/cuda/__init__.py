@@ -13,6 +13,12 @@ target. Every other function refuses a CUDA array (ValueError) before touching i
 """
 
 from ._backend import SIMULATOR, allocate, check_device, copy_bytes, device_count
-from ._kernels import copy_array
 
 __all__ = ["SIMULATOR", "allocate", "check_device", "copy_array", "copy_bytes", "device_count"]
+
+
+def copy_array(*args):
+    """:func:`._kernels.copy_array`, imported on first use: ``numba.cuda`` is imported only
+    where numba-cuda is installed, never the deprecated target built into Numba."""
+    from ._kernels import copy_array as copy
+    return copy(*args)
