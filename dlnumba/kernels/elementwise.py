@@ -17,7 +17,7 @@ from numba.extending import intrinsic, overload
 
 from .scalar import IMPLEMENTATIONS
 from .transfer import (_bfloat16_from_float32, _convert, _half_from_float32, _half_from_float64,
-                       _storage, _typed_pointer)
+                       _storage, _typed_pointer, advance)
 
 _COMPILED = {}
 
@@ -112,17 +112,7 @@ def unary(signature, layout, x_address, out_address):
             for i in range(inner):
                 out[bo + i * so] = _store(
                     _apply(op, _convert(x[bx + i * sx], x_tag, compute_tag)), out_tag)
-        d = last - 1
-        while d >= 0:
-            index[d] += 1
-            bx += x_strides[d]
-            bo += out_strides[d]
-            if index[d] < shape[d]:
-                break
-            bx -= x_strides[d] * shape[d]
-            bo -= out_strides[d] * shape[d]
-            index[d] = 0
-            d -= 1
+        bx, bo = advance(index, shape, last - 1, x_strides, out_strides, bx, bo)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

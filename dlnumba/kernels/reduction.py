@@ -21,7 +21,7 @@ from .._layout import c_strides, size_of
 from . import _PARALLEL_BYTES, _TAGS, _THREADS, copy_array, run_in_parallel
 from .elementwise import _implementation, _store, op_tag
 from .plan import make_plan
-from .transfer import _convert, _storage, _typed_pointer
+from .transfer import _convert, _storage, _typed_pointer, advance
 from .vectorized_math import maximum, minimum
 
 _BLOCK = 128
@@ -234,17 +234,7 @@ def reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, acc
             for i in range(inner):
                 acc[ba + i * sa] = _combine(op, acc[ba + i * sa],
                                             _load(op, x[bx + i * sx], x_tag, acc_tag))
-        d = last - 1
-        while d >= 0:
-            index[d] += 1
-            bx += x_strides[d]
-            ba += acc_strides[d]
-            if index[d] < shape[d]:
-                break
-            bx -= x_strides[d] * shape[d]
-            ba -= acc_strides[d] * shape[d]
-            index[d] = 0
-            d -= 1
+        bx, ba = advance(index, shape, last - 1, x_strides, acc_strides, bx, ba)
 
 
 def _beyond(op, value, best):
@@ -328,17 +318,7 @@ def arg_reduce(op, shape, x_address, x_strides, x_tag, out_address, out_strides,
     bx = bo = 0
     for _ in range(outer):
         out[bo] = _arg_run(op, x, bx, n, stride, x_tag, compute_tag)[1]
-        d = last
-        while d >= 0:
-            index[d] += 1
-            bx += x_strides[d]
-            bo += out_strides[d]
-            if index[d] < shape[d]:
-                break
-            bx -= x_strides[d] * shape[d]
-            bo -= out_strides[d] * shape[d]
-            index[d] = 0
-            d -= 1
+        bx, bo = advance(index, shape, last, x_strides, out_strides, bx, bo)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -371,17 +351,7 @@ def scan(op, shape, x_address, x_strides, x_tag, out_address, out_strides, out_t
                 previous = _convert(out[bo + i * so - back], out_tag, compute_tag)
                 value = _convert(x[bx + i * sx], x_tag, compute_tag)
                 out[bo + i * so] = _store(_combine(op, previous, value), out_tag)
-        d = last - 1
-        while d >= 0:
-            index[d] += 1
-            bx += x_strides[d]
-            bo += out_strides[d]
-            if index[d] < shape[d]:
-                break
-            bx -= x_strides[d] * shape[d]
-            bo -= out_strides[d] * shape[d]
-            index[d] = 0
-            d -= 1
+        bx, bo = advance(index, shape, last - 1, x_strides, out_strides, bx, bo)
 
 
 # ---- the engine: plans, jobs and threads ----

@@ -24,7 +24,7 @@ from numba import njit
 from .. import _dtypes
 from . import _PARALLEL_BYTES, _THREADS, _UNITS, run_in_parallel
 from .plan import make_plan
-from .transfer import _typed_pointer
+from .transfer import _typed_pointer, advance
 
 _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
 _RADIX = 640  # rows this long are radix sorted (measured crossover with merging)
@@ -253,17 +253,7 @@ def sort_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_
                     for c in range(components):
                         dst_values[(t + j * dst_step) * components + c] = \
                             src[(s + order[j] * src_step) * components + c]
-        d = ndim - 1
-        while d >= 0:
-            index[d] += 1
-            s += src_strides[d]
-            t += dst_strides[d]
-            if index[d] < shape[d]:
-                break
-            s -= src_strides[d] * shape[d]
-            t -= dst_strides[d] * shape[d]
-            index[d] = 0
-            d -= 1
+        s, t = advance(index, shape, ndim - 1, src_strides, dst_strides, s, t)
 
 
 

@@ -47,6 +47,25 @@ def _typed_pointer(typingctx, address, tag):
     return pointer_type(types.intp, tag), codegen
 
 
+@njit(inline="always")
+def advance(index, shape, top, a_strides, b_strides, a, b):
+    """Step the odometer ``index`` over dimensions ``top``, ``top - 1``, ..., 0 of ``shape``
+    (the last changing fastest) and move two element offsets ``a`` and ``b`` with it; returns
+    the new offsets."""
+    d = top
+    while d >= 0:
+        index[d] += 1
+        a += a_strides[d]
+        b += b_strides[d]
+        if index[d] < shape[d]:
+            break
+        a -= a_strides[d] * shape[d]
+        b -= b_strides[d] * shape[d]
+        index[d] = 0
+        d -= 1
+    return a, b
+
+
 @intrinsic
 def _reinterpret(typingctx, value, kind):
     """The bits of ``value`` read as the same-width number type ``kind`` (e.g. ``np.uint32``)."""
@@ -252,14 +271,5 @@ def transfer(src_address, dst_address, shape, src_strides, dst_strides, tile, sr
                     else:
                         for a in range(a0, a1):
                             dst[t + a * da] = _convert(src[s + a * sa], src_tag, dst_tag)
-        d = ndim - 3
-        while d >= 0:
-            index[d] += 1
-            src_base += src_strides[d]
-            dst_base += dst_strides[d]
-            if index[d] < shape[d]:
-                break
-            src_base -= src_strides[d] * shape[d]
-            dst_base -= dst_strides[d] * shape[d]
-            index[d] = 0
-            d -= 1
+        src_base, dst_base = advance(index, shape, ndim - 3, src_strides, dst_strides, src_base,
+                                     dst_base)
