@@ -147,3 +147,21 @@ def test_fresh_process_loads_copy_kernels_from_cache():
 
 def test_engine_is_exported():
     assert kernels.__all__ == ["copy_array", "apply_elementwise", "elementwise_job"]
+
+
+def test_forked_child_runs_parallel_kernels():
+    # The parent has started its engine threads; a child forked afterwards has none of them.
+    script = """
+import os
+import numpy as np
+import dlnumba as xp
+a = np.arange(1 << 20, dtype=np.float64)
+x = xp.asarray(a)
+assert float(xp.sum(x)) == a.sum()
+pid = os.fork()
+if pid == 0:
+    os._exit(0 if float(xp.sum(x)) == a.sum() else 3)
+assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+"""
+    env = dict(os.environ, NUMBA_NUM_THREADS="2")
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120, env=env)

@@ -2,6 +2,7 @@
 
 import concurrent.futures
 import functools
+import os
 
 import numba
 import numpy as np
@@ -101,6 +102,14 @@ def copy_array(src_address, src_strides, src_dtype, dst_address, dst_strides, ds
     run_in_parallel(transfer, [
         (src_address + s * src_size, dst_address + d * dst_size, part, src_strides, dst_strides,
          plan.tile, job.src_tag, job.dst_tag) for (s, d), part in plan.split(_THREADS)])
+
+
+def _forget_engine_threads():
+    global _pool
+    _pool = None  # a forked child has none of its parent's threads
+
+
+os.register_at_fork(after_in_child=_forget_engine_threads)
 
 
 def run_in_parallel(kernel, calls):
