@@ -98,6 +98,6 @@ _ON_ANY_DEVICE = {
     "ones_like", "to_dlpack", "zeros", "zeros_like", "astype", "can_cast", "finfo", "iinfo",
     "isdtype", "result_type", "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat",
     "expand_dims", "flip", "matrix_transpose", "moveaxis", "permute_dims", "reshape", "squeeze",
-    "stack", "unstack",
+    "stack", "unstack", *_elementwise_names,
 }
 host_only_namespace(globals(), __all__, _ON_ANY_DEVICE)

@@ -261,8 +261,8 @@ class ndarray:
         elif not isinstance(value, ndarray):
             from ._creation_functions import asarray
             value = asarray(value, dtype=None if hasattr(value, "__dlpack__") else self._dtype)
-        check_host("ndarray.__setitem__", self, value)
         if _indexing.is_array_index(key):
+            check_host("ndarray.__setitem__ with array indices", self, value)
             shape, offsets = _indexing.array_index_offsets(self, key)
             _indexing.scatter_offsets(self, shape, offsets, value)
         else:

@@ -7,7 +7,7 @@ Binary functions take Python scalars for either operand, as the standard allows.
 
 import functools
 
-from ._array_object import check_host, check_scalar_kind, ndarray, scalar_source
+from ._array_object import _cuda, check_scalar_kind, ndarray, scalar_source
 from ._data_type_functions import iinfo, result_type
 from ._dtypes import (bfloat16, bool as bool_, complex64, complex128, computation_dtype,
                       float32, float64, promote)
@@ -124,33 +124,43 @@ def _unary(name, x, /):
         address, owner = allocate_host(nbytes)
         job.call(x._address, address)
         return ndarray._new(address, x._shape, out_strides, result_dtype, CPU, owner, False)
-    check_host(name, x)
     out = ndarray._empty(x._shape, result_dtype, x._device, strides=out_strides)
-    apply_elementwise(name, kind, ((x._address, x._strides, x._dtype),),
-                      (out._address, out._strides, out._dtype), x._shape, compute_dtype)
+    _apply(name, kind, ((x._address, x._strides, x._dtype),),
+           (out._address, out._strides, out._dtype), x._shape, compute_dtype, x._device)
     return out
+
+
+def _apply(name, kind, inputs, out, shape, compute_dtype, device):
+    """:func:`.kernels.apply_elementwise` on the CPU, its CUDA twin on a CUDA device."""
+    if device is CPU:
+        apply_elementwise(name, kind, inputs, out, shape, compute_dtype)
+    else:
+        _cuda(device).apply_elementwise(name, kind, inputs, out, shape, compute_dtype,
+                                        device.index)
 
 
 def _as_operands(name, x1, x2):
     """Two arrays from two operands, a Python scalar taking the other operand's dtype."""
     if isinstance(x1, ndarray) and type(x2) in _SCALARS:
-        return x1, _scalar_array(x2, x1.dtype)
+        return x1, _scalar_array(x2, x1)
     if isinstance(x2, ndarray) and type(x1) in _SCALARS:
-        return _scalar_array(x1, x2.dtype), x2
+        return _scalar_array(x1, x2), x2
     raise TypeError(f"{name} expects arrays, or an array and a Python scalar; got "
                     f"{type(x1).__name__} and {type(x2).__name__}")
 
 
-def _scalar_array(value, dtype):
-    """A 0-d array of ``value`` for an operation with an array of ``dtype`` (the standard's
-    mixed array/scalar rules: a complex scalar makes a real floating dtype complex)."""
+def _scalar_array(value, x):
+    """A 0-d array of ``value`` for an operation with the array ``x``, on its device (the
+    standard's mixed array/scalar rules: a complex scalar makes a real floating dtype
+    complex)."""
+    dtype = x.dtype
     if type(value) is complex and dtype.kind == "real floating":
         dtype = result_type(dtype, value)
     else:
         check_scalar_kind(value, dtype)
-    if dtype is bfloat16:
+    if dtype is bfloat16 or x._device is not CPU:
         from ._creation_functions import full
-        return full((), value, dtype=dtype)
+        return full((), value, dtype=dtype, device=x._device)
     return scalar_source(value, dtype)
 
 
@@ -192,16 +202,12 @@ def _binary(name, x1, x2, /, out=None):
             address, owner = allocate_host(nbytes)
             job.call(x1._address, x2._address, address)
             return ndarray._new(address, shape, out_strides, result_dtype, CPU, owner, False)
-        check_host(name, x1)
         out = ndarray._empty(shape, result_dtype, x1._device, strides=out_strides)
     elif out._dtype is not result_dtype or out._shape != shape:
         raise TypeError(f"in-place {name} would change the array's dtype {out.dtype} or shape "
                         f"{out.shape} to {result_dtype} {shape}")
-    else:
-        check_host(name, out)
-    apply_elementwise(name, kind, ((x1._address, strides1, x1._dtype),
-                                   (x2._address, strides2, x2._dtype)),
-                      (out._address, out._strides, out._dtype), shape, compute_dtype)
+    _apply(name, kind, ((x1._address, strides1, x1._dtype), (x2._address, strides2, x2._dtype)),
+           (out._address, out._strides, out._dtype), shape, compute_dtype, x1._device)
     return out
 
 

@@ -7,18 +7,28 @@ memory is host memory and kernels run as Python; the same code paths run there, 
 CI tests them.
 
 What runs on a CUDA device so far: allocation, strided copies and casts on one device (one
-kernel per pair of dtypes, any rank and layout), and moves between the host and devices, which
+kernel per pair of dtypes, any rank and layout), every elementwise function and arithmetic
+operator (one kernel per operation and dtypes), and moves between the host and devices, which
 pack a non-contiguous source on its own device, make one contiguous transfer, and unpack on the
 target. Every other function refuses a CUDA array (ValueError) before touching its memory.
 """
 
 from ._backend import SIMULATOR, allocate, check_device, copy_bytes, device_count
 
-__all__ = ["SIMULATOR", "allocate", "check_device", "copy_array", "copy_bytes", "device_count"]
+__all__ = ["SIMULATOR", "allocate", "apply_elementwise", "check_device", "copy_array",
+           "copy_bytes", "device_count"]
+
+# The kernels (and ``numba.cuda``) are imported on first use: only where numba-cuda is
+# installed, never the deprecated target built into Numba.
 
 
 def copy_array(*args):
-    """:func:`._kernels.copy_array`, imported on first use: ``numba.cuda`` is imported only
-    where numba-cuda is installed, never the deprecated target built into Numba."""
+    """:func:`._kernels.copy_array`."""
     from ._kernels import copy_array as copy
     return copy(*args)
+
+
+def apply_elementwise(*args):
+    """:func:`._kernels.apply_elementwise`."""
+    from ._kernels import apply_elementwise as apply
+    return apply(*args)

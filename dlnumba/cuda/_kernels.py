@@ -1,10 +1,12 @@
-"""CUDA kernels: the strided copy/cast engine on one device.
+"""CUDA kernels: the strided copy/cast engine and elementwise operations on one device.
 
-One kernel per (source, destination) dtype pair, compiled on first use: the layout travels as
-an int64 array (shape, then each operand's strides, in elements) with a runtime rank, so no
-rank or layout is ever specialized; a same-dtype copy moves raw 1/2/4/8/16-byte units. Index
-arithmetic is 64-bit. Conversions are the CPU engine's own (``kernels.transfer._convert``,
-compiled for the device), so a cast gives the same bits on both backends.
+A kernel applies one compiled scalar function to every element of a planned layout, one or
+two operands and an output, in a grid-stride loop. The layout travels as an int64 array (the
+shape, then each operand's strides, in elements) with a runtime rank, so no rank or layout is
+ever specialized; index arithmetic is 64-bit. The scalar functions are the CPU engine's own,
+compiled for the device: conversions (``kernels.transfer._convert``; a same-dtype copy moves
+raw 1/2/4/8/16-byte units) and the elementwise operations of :mod:`dlnumba.kernels.scalar`,
+so both backends give the same bits. One kernel per (operation, dtypes), compiled on first use.
 """
 
 import functools
@@ -13,9 +15,60 @@ import numpy as np
 from numba import cuda, njit
 
 from ..kernels import _TAGS, _UNITS
+from ..kernels.elementwise import _implementation, _store, op_tag
 from ..kernels.plan import make_plan
 from ..kernels.transfer import _convert
 from ._backend import allocate, copy_bytes, device_view, launch_shape, plan_view
+
+
+def _unary_kernel(function):
+    """A kernel writing ``function(x)`` for each element of a planned layout."""
+    @cuda.jit
+    def kernel(x, x_start, out, out_start, layout, ndim, n):
+        i = cuda.grid(1)
+        step = cuda.gridsize(1)
+        while i < n:
+            rest = i
+            a = x_start
+            o = out_start
+            k = ndim - 1
+            while k >= 0:
+                q = rest // layout[k]
+                r = rest - q * layout[k]
+                a += r * layout[ndim + k]
+                o += r * layout[2 * ndim + k]
+                rest = q
+                k -= 1
+            out[o] = function(x[a])
+            i += step
+
+    return kernel
+
+
+def _binary_kernel(function):
+    """A kernel writing ``function(x, y)`` for each element of a planned layout."""
+    @cuda.jit
+    def kernel(x, x_start, y, y_start, out, out_start, layout, ndim, n):
+        i = cuda.grid(1)
+        step = cuda.gridsize(1)
+        while i < n:
+            rest = i
+            a = x_start
+            b = y_start
+            o = out_start
+            k = ndim - 1
+            while k >= 0:
+                q = rest // layout[k]
+                r = rest - q * layout[k]
+                a += r * layout[ndim + k]
+                b += r * layout[2 * ndim + k]
+                o += r * layout[3 * ndim + k]
+                rest = q
+                k -= 1
+            out[o] = function(x[a], y[b])
+            i += step
+
+    return kernel
 
 
 @functools.lru_cache(maxsize=None)
@@ -28,26 +81,32 @@ def _transfer_kernel(src_dtype, dst_dtype):
     def convert(value):
         return _convert(value, src_tag, dst_tag)
 
-    @cuda.jit
-    def transfer(src, src_start, dst, dst_start, layout, ndim, n):
-        i = cuda.grid(1)
-        step = cuda.gridsize(1)
-        while i < n:
-            rest = i
-            s = src_start
-            d = dst_start
-            k = ndim - 1
-            while k >= 0:
-                q = rest // layout[k]
-                r = rest - q * layout[k]
-                s += r * layout[ndim + k]
-                d += r * layout[2 * ndim + k]
-                rest = q
-                k -= 1
-            dst[d] = convert(src[s])
-            i += step
+    return _unary_kernel(convert)
 
-    return transfer
+
+@functools.lru_cache(maxsize=None)
+def _elementwise_kernel(name, kind, dtypes, compute_dtype):
+    """The kernel of the elementwise operation ``name`` (implementation ``kind``) on operands
+    and a result of ``dtypes`` (the result's last), computed in ``compute_dtype``."""
+    tags = [_TAGS[dtype] for dtype in dtypes]
+    compute_tag, out_tag = _TAGS[compute_dtype], tags[-1]
+    operation = _implementation(op_tag(name, kind))
+    if len(dtypes) == 2:
+        x_tag = tags[0]
+
+        @njit
+        def unary(x):
+            return _store(operation(_convert(x, x_tag, compute_tag)), out_tag)
+
+        return _unary_kernel(unary)
+    x_tag, y_tag = tags[:2]
+
+    @njit
+    def binary(x, y):
+        return _store(operation(_convert(x, x_tag, compute_tag),
+                                _convert(y, y_tag, compute_tag)), out_tag)
+
+    return _binary_kernel(binary)
 
 
 def _storage(tag):
@@ -63,6 +122,37 @@ def _tags(src_dtype, dst_dtype):
     return _TAGS[src_dtype], _TAGS[dst_dtype]
 
 
+def _overlaps(a_address, a_extent, a_size, b_address, b_extent, b_size):
+    """Whether two planned operands share bytes (extents in elements from their addresses)."""
+    return (a_address + a_extent[0] * a_size < b_address + (b_extent[1] + 1) * b_size
+            and b_address + b_extent[0] * b_size < a_address + (a_extent[1] + 1) * a_size)
+
+
+def _snapshot(address, extent, size, index):
+    """A device copy of the bytes an operand's walk touches: the address that stands for
+    ``address`` in the copy, and the copy's owner."""
+    low, high = extent
+    nbytes = (high - low + 1) * size
+    copy, owner = allocate(nbytes, index)
+    copy_bytes(copy, address + low * size, nbytes, index)
+    return copy - low * size, owner
+
+
+def _launch(kernel, plan, operands, index):
+    """Run ``kernel`` over ``plan`` for ``operands`` (address, storage tag), output last, on
+    CUDA device ``index``; return when it is done."""
+    blocks, threads = launch_shape(plan.size)
+    with cuda.gpus[index]:
+        arguments = []
+        for (address, tag), (low, high), offset in zip(operands, plan.extents, plan.offsets):
+            size = tag.itemsize
+            arguments += (device_view(address + low * size, high - low + 1, _storage(tag)),
+                          offset - low)
+        layout = plan_view(np.concatenate([plan.shape, *plan.strides]))
+        kernel[blocks, threads](*arguments, layout, plan.shape.size, plan.size)
+        cuda.synchronize()
+
+
 def copy_array(src_address, src_strides, src_dtype, dst_address, dst_strides, dst_dtype, shape,
                index):
     """Write the elements of one layout on CUDA device ``index``, converted to ``dst_dtype``,
@@ -72,29 +162,36 @@ def copy_array(src_address, src_strides, src_dtype, dst_address, dst_strides, ds
     plan = make_plan(shape, src_strides, dst_strides)
     if plan is None:
         return
-    (src_low, src_high), (dst_low, dst_high) = plan.extents
     src_size, dst_size = src_dtype.itemsize, dst_dtype.itemsize
-    if (src_address + src_low * src_size < dst_address + (dst_high + 1) * dst_size
-            and dst_address + dst_low * dst_size < src_address + (src_high + 1) * src_size):
+    src_extent, dst_extent = plan.extents
+    snapshot = None  # owns a copy of an overlapping source until the kernel is done
+    if _overlaps(src_address, src_extent, src_size, dst_address, dst_extent, dst_size):
         if src_address == dst_address and src_strides == dst_strides and src_dtype is dst_dtype:
             return
-        nbytes = (src_high - src_low + 1) * src_size
-        address, owner = allocate(nbytes, index)
-        copy_bytes(address, src_address + src_low * src_size, nbytes, index)
-        copy_array(address - src_low * src_size, src_strides, src_dtype, dst_address,
-                   dst_strides, dst_dtype, shape, index)
-        return
+        src_address, snapshot = _snapshot(src_address, src_extent, src_size, index)
     src_tag, dst_tag = _tags(src_dtype, dst_dtype)
-    kernel = _transfer_kernel(src_dtype, dst_dtype)
-    blocks, threads = launch_shape(plan.size)
-    with cuda.gpus[index]:
-        src = device_view(src_address + src_low * src_size, src_high - src_low + 1,
-                          _storage(src_tag))
-        dst = device_view(dst_address + dst_low * dst_size, dst_high - dst_low + 1,
-                          _storage(dst_tag))
-        layout = plan_view(np.concatenate([plan.shape, *plan.strides]))
-        kernel[blocks, threads](
-            src, plan.offsets[0] - src_low, dst, plan.offsets[1] - dst_low, layout,
-            plan.shape.size, plan.size)
-        cuda.synchronize()
+    _launch(_transfer_kernel(src_dtype, dst_dtype), plan,
+            [(src_address, src_tag), (dst_address, dst_tag)], index)
 
+
+def apply_elementwise(name, kind, inputs, out, shape, compute_dtype, index):
+    """Compute ``out = name(*inputs)`` elementwise on CUDA device ``index``; the arguments are
+    those of :func:`dlnumba.kernels.apply_elementwise`, and so is the result (an input that
+    overlaps the output other than exactly is read from a snapshot)."""
+    operands = (*inputs, out)
+    plan = make_plan(shape, *(strides for _, strides, _ in operands))
+    if plan is None:
+        return
+    out_address, out_strides, out_dtype = out
+    snapshots, addresses = [], []  # copies of overlapping inputs, alive until the kernel is done
+    for (address, strides, dtype), extent in zip(inputs, plan.extents):
+        if (_overlaps(address, extent, dtype.itemsize, out_address, plan.extents[-1],
+                      out_dtype.itemsize)
+                and not (address == out_address and strides == out_strides)):
+            address, snapshot = _snapshot(address, extent, dtype.itemsize, index)
+            snapshots.append(snapshot)
+        addresses.append(address)
+    dtypes = tuple(dtype for _, _, dtype in operands)
+    _launch(_elementwise_kernel(name, kind, dtypes, compute_dtype), plan,
+            [(address, _TAGS[dtype]) for address, dtype in zip([*addresses, out_address], dtypes)],
+            index)
