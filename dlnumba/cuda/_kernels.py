@@ -21,26 +21,34 @@ from ..kernels.transfer import _convert
 from ._backend import allocate, copy_bytes, device_view, launch_shape, plan_view
 
 
+@cuda.jit(device=True)
+def _offsets(i, layout, ndim, operands):
+    """The offsets in elements of the flat index ``i`` in the first ``operands`` (2 or 3)
+    strides rows of a layout, the third 0 when there are two."""
+    a = b = c = 0
+    rest = i
+    k = ndim - 1
+    while k >= 0:
+        q = rest // layout[k]
+        r = rest - q * layout[k]
+        a += r * layout[ndim + k]
+        b += r * layout[2 * ndim + k]
+        if operands == 3:
+            c += r * layout[3 * ndim + k]
+        rest = q
+        k -= 1
+    return a, b, c
+
+
 def _unary_kernel(function):
     """A kernel writing ``function(x)`` for each element of a planned layout."""
     @cuda.jit
     def kernel(x, x_start, out, out_start, layout, ndim, n):
         i = cuda.grid(1)
-        step = cuda.gridsize(1)
         while i < n:
-            rest = i
-            a = x_start
-            o = out_start
-            k = ndim - 1
-            while k >= 0:
-                q = rest // layout[k]
-                r = rest - q * layout[k]
-                a += r * layout[ndim + k]
-                o += r * layout[2 * ndim + k]
-                rest = q
-                k -= 1
-            out[o] = function(x[a])
-            i += step
+            a, o, _ = _offsets(i, layout, ndim, 2)
+            out[out_start + o] = function(x[x_start + a])
+            i += cuda.gridsize(1)
 
     return kernel
 
@@ -50,23 +58,10 @@ def _binary_kernel(function):
     @cuda.jit
     def kernel(x, x_start, y, y_start, out, out_start, layout, ndim, n):
         i = cuda.grid(1)
-        step = cuda.gridsize(1)
         while i < n:
-            rest = i
-            a = x_start
-            b = y_start
-            o = out_start
-            k = ndim - 1
-            while k >= 0:
-                q = rest // layout[k]
-                r = rest - q * layout[k]
-                a += r * layout[ndim + k]
-                b += r * layout[2 * ndim + k]
-                o += r * layout[3 * ndim + k]
-                rest = q
-                k -= 1
-            out[o] = function(x[a], y[b])
-            i += step
+            a, b, o = _offsets(i, layout, ndim, 3)
+            out[out_start + o] = function(x[x_start + a], y[y_start + b])
+            i += cuda.gridsize(1)
 
     return kernel
 
