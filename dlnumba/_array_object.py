@@ -18,6 +18,9 @@ _SCALAR_KINDS = {
 _API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 
+_MAX_BYTES = 2**62  # the most memory an array may span (as dlnumba's DLPack importer allows)
+
+
 class ndarray:
     """An array API array over raw memory.
 
@@ -48,12 +51,18 @@ class ndarray:
     @classmethod
     def _empty(cls, shape, dtype, device=CPU, zero=False, strides=None):
         """A new dense array on ``device`` (C-contiguous unless ``strides``, a dense layout of
-        ``shape``, says otherwise); its memory is uninitialised unless ``zero``."""
+        ``shape``, says otherwise); its memory is uninitialised unless ``zero``. ValueError
+        when its sizes other than 0 span more than 2**62 bytes: no DLPack consumer could take
+        its strides."""
+        nbytes = size_of(shape) * dtype.itemsize
+        if nbytes > _MAX_BYTES or not nbytes and size_of(tuple(n for n in shape if n)) * \
+                dtype.itemsize > _MAX_BYTES:
+            raise ValueError(f"an array of shape {shape} and dtype {dtype} would span more "
+                             "than 2**62 bytes")
         if device is CPU:
-            address, owner = allocate_host(size_of(shape) * dtype.itemsize, zero)
+            address, owner = allocate_host(nbytes, zero)
         else:
-            address, owner = _cuda(device).allocate(size_of(shape) * dtype.itemsize,
-                                                    device.index, zero)
+            address, owner = _cuda(device).allocate(nbytes, device.index, zero)
         return cls._new(address, shape, strides or c_strides(shape), dtype, device, owner, False)
 
     def __getattr__(self, name):
@@ -147,6 +156,24 @@ class ndarray:
         return {"version": 3, "data": (self._address, self._readonly), "shape": self._shape,
                 "strides": tuple(s * storage.itemsize for s in self._strides),
                 "typestr": storage.str}
+
+    @property
+    def __cuda_array_interface__(self):
+        """The CUDA Array Interface (version 3) of an array on a CUDA device, so CuPy, PyTorch
+        and Numba's ``@cuda.jit`` kernels can use the memory in place.
+
+        ``stream`` is None: dlnumba's device work has finished when a call returns, so a
+        consumer has nothing to wait for. Not available for bfloat16 (the interface has no
+        type string for it) or memory off CUDA devices.
+        """
+        if self._dtype is bfloat16 or self._device.type != "cuda":
+            raise AttributeError(f"no CUDA array interface for a {self._dtype} array on "
+                                 f"{self._device}")
+        storage = self._dtype.storage
+        dense = self._strides == c_strides(self._shape)
+        return {"version": 3, "data": (self._address, self._readonly), "shape": self._shape,
+                "strides": None if dense else tuple(s * storage.itemsize for s in self._strides),
+                "typestr": storage.str, "stream": None}
 
     def __array__(self, dtype=None, copy=None):
         """What NumPy asks for when ``__array_interface__`` is absent: refused, so that

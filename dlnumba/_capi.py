@@ -273,6 +273,7 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
     itemsize = bits // 8
     shape_out = report + _REPORT_BYTES
     strides_out = shape_out + 8 * ndim
+    empty = False
     step = 1  # for NULL strides: C-contiguous
     for axis in range(ndim - 1, -1, -1):
         n = _load_word(shape + 8 * axis)
@@ -282,19 +283,18 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
         _store_word(strides_out + 8 * axis, _load_word(strides + 8 * axis) if strides else step)
         if n > 1:
             step = step * n if step <= _LIMIT // n else _LIMIT
+        empty = empty or n == 0
+    # The sizes other than 0 multiply to at most _LIMIT bytes, so C-contiguous strides fit. A
+    # stride that moves nothing (on an axis of size 0 or 1, or in an empty tensor) may be any
+    # word: one outside +-_LIMIT bytes is replaced by the C-contiguous stride.
+    largest = _LIMIT // itemsize
+    step = 1
     low = high = 0
-    count = 1
-    for axis in range(ndim):
+    for axis in range(ndim - 1, -1, -1):
         n = _load_word(shape_out + 8 * axis)
-        if n == 0:
-            count = 0
-        elif count and n > 1:
-            if count > _LIMIT // n:
-                return _fail(report, TOO_LARGE, axis)
-            count *= n
-            s = _load_word(strides_out + 8 * axis)
-            if (s < -_LIMIT // itemsize or s > _LIMIT // itemsize
-                    or abs(s) * itemsize > _LIMIT // (n - 1)):
+        s = _load_word(strides_out + 8 * axis)
+        if n > 1 and not empty:
+            if s < -largest or s > largest or abs(s) * itemsize > _LIMIT // (n - 1):
                 return _fail(report, TOO_LARGE, axis)
             reach = s * itemsize * (n - 1)
             if reach > 0:
@@ -303,14 +303,18 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
                 low += reach
             if high > _LIMIT or low < -_LIMIT:
                 return _fail(report, TOO_LARGE, axis)
-    if count > _LIMIT // itemsize:
-        return _fail(report, TOO_LARGE, -1)
-    if count and data == 0:
+        elif s < -largest or s > largest:
+            _store_word(strides_out + 8 * axis, step)
+        if n > 1:
+            if step > largest // n:
+                return _fail(report, TOO_LARGE, axis)
+            step *= n
+    if not empty and data == 0:
         return _fail(report, NULL_DATA, -1)
-    if count and (data < 0 or byte_offset < 0 or byte_offset > _LIMIT):
+    if data < 0 or byte_offset < 0 or byte_offset > _LIMIT:
         return _fail(report, BAD_ADDRESS, -1)
     base = data + byte_offset
-    if count and (base < data or base + low < 0 or high + itemsize > 0x7FFFFFFFFFFFFFFF - base):
+    if base < data or base + low < 0 or high + itemsize > 0x7FFFFFFFFFFFFFFF - base:
         return _fail(report, BAD_ADDRESS, -1)
     _store_word(report + 8, base)
     _store_word(report, OK)
@@ -378,10 +382,11 @@ import_tensor.__doc__ = """import_tensor(capsule, None, report, ndim_limit, cuda
 dtype_table, release_legacy, release_versioned) -> owner or None
 
 Validate the tensor in a DLPack capsule and fill ``report`` (REPORT, then shape and strides;
-strides made C-contiguous when NULL). If valid, rename the capsule ``used_...`` and return a
-new capsule that owns the tensor: its destructor (``release_legacy`` or ``release_versioned``)
-runs the producer's deleter. Otherwise return None, leaving the capsule untouched; the
-report's status says why. The tensor may be on kDLCPU:0 or on kDLCUDA devices below
+strides made C-contiguous when NULL; a stride beyond 2**62 bytes on an axis of size 0 or 1, or
+in an empty tensor, where it moves nothing, replaced by the C-contiguous one). If valid,
+rename the capsule ``used_...`` and return a new capsule that owns the tensor: its destructor
+(``release_legacy`` or ``release_versioned``) runs the producer's deleter. Otherwise return
+None, leaving the capsule untouched; the report's status says why. The tensor may be on kDLCPU:0 or on kDLCUDA devices below
 ``cuda_devices``. ``dtype_table[code * 17 + bits // 8]`` is the index of the dtype of that
 DLPack code and width, or -1."""
 

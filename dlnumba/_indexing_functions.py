@@ -10,7 +10,7 @@ import numpy as np
 
 from ._arguments import normalize_axis
 from ._array_object import ndarray
-from ._dtypes import int64
+from ._dtypes import int64, uint64
 from ._layout import broadcast_shapes, broadcast_strides, size_of
 from .kernels import _UNITS
 from .kernels.indexing import add_index_offsets, gather, layout_offsets, mask_offsets, scatter
@@ -56,12 +56,22 @@ def array_index_offsets(x, key):
 
 
 def _add_offsets(offsets, index, shape, size, stride, axis):
-    """Add ``index * stride`` (wrapped, bounds-checked) to the offsets of each element."""
+    """Add ``index * stride`` (wrapped, bounds-checked) to the offsets of each element.
+
+    Indices beyond int64 (a Python int, or a uint64 of 2**63 and more) are out of bounds
+    before they are made int64, where they would wrap to negative indices.
+    """
     if isinstance(index, ndarray):
-        values = ndarray._new(index._address, shape,
-                              broadcast_strides(index.shape, index._strides, shape),
-                              index.dtype, index.device, index, True)._copy(int64)._numpy()
+        index = ndarray._new(index._address, shape,
+                             broadcast_strides(index.shape, index._strides, shape),
+                             index.dtype, index.device, index, True)
+        largest = int(index._numpy().max()) if index.dtype is uint64 and index.size else 0
+        if largest >= 2**63:
+            raise IndexError(f"index {largest} is out of bounds for axis {axis} with size {size}")
+        values = index._copy(int64)._numpy()
     else:
+        if not -size <= index < size:
+            raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
         values = np.full(offsets.size, index, np.int64)
     bad = add_index_offsets(offsets, values.reshape(-1), size, stride)
     if bad >= 0:

@@ -94,12 +94,15 @@ def broadcast_to(x, /, shape):
     Raises
     ------
     ValueError
-        If ``x`` cannot be broadcast to ``shape``.
+        If ``x`` cannot be broadcast to ``shape``, or ``shape`` holds more than 2**62 bytes
+        (the most a DLPack consumer, dlnumba included, accepts).
     """
     check_array("broadcast_to", x)
     shape = _shape_tuple("broadcast_to", shape)
     if any(n < 0 for n in shape):
         raise ValueError(f"broadcast_to shape {shape} has a negative size")
+    if size_of(shape) * x.dtype.itemsize > 2**62:
+        raise ValueError(f"broadcast_to shape {shape} of {x.dtype} holds more than 2**62 bytes")
     view = x._view(0, shape, broadcast_strides(x.shape, x._strides, shape))
     view._readonly = True
     return view

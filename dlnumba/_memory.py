@@ -87,7 +87,8 @@ class PooledBlock:
         self.address = self.buffer.__array_interface__["data"][0]
 
     def __del__(self, give=_pool.give):  # bound now: module globals may be gone at exit
-        give(self.buffer)
+        if self.buffer is not None:  # None when the allocation in __init__ failed
+            give(self.buffer)
 
 
 class _ArrayInterface:

@@ -230,6 +230,8 @@ case("__array_namespace__", "ndarray.__array_namespace__", "anything",
 case("__dlpack__", "ndarray.__dlpack__", "anything", lambda: c().__dlpack__())
 case("__dlpack__ to cpu", "ndarray.__dlpack__", "refused",
      lambda: c().__dlpack__(dl_device=(1, 0), max_version=(1, 0)))
+case("__cuda_array_interface__", "ndarray.__cuda_array_interface__", "anything",
+     lambda: c().__cuda_array_interface__)
 case("__dlpack_device__", "ndarray.__dlpack_device__", "anything",
      lambda: c().__dlpack_device__())
 case("to_device cpu", "ndarray.to_device", "refused", lambda: c().to_device("cpu"))

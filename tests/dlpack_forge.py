@@ -101,6 +101,8 @@ class Forged:
     shape, strides : tuple of int or None, optional
         Override the layout (strides in elements); ``strides=None`` after ``null_strides=True``
         writes a NULL strides pointer, ``null_shape=True`` a NULL shape pointer.
+    null_deleter : bool, optional
+        Write a NULL ``deleter`` (the producer needs no call back).
     Any other keyword sets that field: ``data`` (an address), ``byte_offset``, ``ndim``,
     ``code``, ``bits``, ``lanes``, ``device_type``, ``device_id``, ``version`` (a pair) and
     ``flags`` (versioned only).
@@ -117,7 +119,7 @@ class Forged:
     """
 
     def __init__(self, array, *, versioned=True, shape=None, strides=None, null_shape=False,
-                 null_strides=False, **fields):
+                 null_strides=False, null_deleter=False, **fields):
         self.array = array
         itemsize = array.itemsize
         shape = tuple(array.shape) if shape is None else tuple(shape)
@@ -130,7 +132,7 @@ class Forged:
         self.versioned = versioned
         self.managed = (DLManagedTensorVersioned if versioned else DLManagedTensor)()
         self.managed_address = ctypes.addressof(self.managed)
-        self.managed.deleter = self.deleter
+        self.managed.deleter = DELETER() if null_deleter else self.deleter
         self.managed.manager_ctx = None
         tensor = self.managed.dl_tensor
         tensor.data = fields.pop("data", array.__array_interface__["data"][0])
@@ -150,6 +152,12 @@ class Forged:
             raise TypeError(f"unknown fields {sorted(fields)}")
         self.capsule = PyCapsule_New(self.managed_address, _NAMES[versioned], None)
         _KEEP.append(self)  # the struct and deleter outlive any consumer, even at exit
+
+    def forget(self):
+        """Drop the process-long reference, once no consumer can reach the struct any more
+        (its deleter ran, or it was never imported), so that a fuzzer forging thousands of
+        capsules does not keep them all."""
+        _KEEP.remove(self)
 
     @property
     def tensor(self):

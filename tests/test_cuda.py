@@ -206,3 +206,15 @@ def test_njit_refuses_cuda_arrays():
 
     with pytest.raises(TypeError, match="cuda:0"):
         first(xp.ones(3, device=CUDA))
+
+
+def test_cuda_array_interface_describes_the_device_memory():
+    x = xp.reshape(xp.arange(12, dtype=xp.float32, device=CUDA), (3, 4))
+    interface = x.__cuda_array_interface__
+    assert interface == {"version": 3, "data": (x._address, False), "shape": (3, 4),
+                         "strides": None, "typestr": "<f4", "stream": None}
+    view = x.mT[::-1]
+    assert view.__cuda_array_interface__["strides"] == (-4, 16)
+    assert view.__cuda_array_interface__["data"][0] == view._address
+    assert not hasattr(xp.ones(3), "__cuda_array_interface__")
+    assert not hasattr(xp.ones(3, dtype=xp.bfloat16, device=CUDA), "__cuda_array_interface__")
