@@ -7,20 +7,18 @@ the default integer dtypes for integer sums and products) and cast once at the e
 """
 
 from ._arguments import check_array, normalize_axes, normalize_axis
-from ._array_object import ndarray, scalar_source
+from ._array_object import _cuda, ndarray
+from ._devices import CPU
+from ._elementwise_functions import _binary, _unary
 from ._dtypes import (as_dtype, complex64, complex128, computation_dtype, float32, float64,
                       int64, uint64)
 from ._layout import c_strides, size_of
-from .kernels import apply_elementwise
 from .kernels.reduction import reduce_array, scan_array
 
 _NUMERIC = ("signed integer", "unsigned integer", "real floating", "complex floating")
 _REAL_NUMERIC = ("signed integer", "unsigned integer", "real floating")
 _ALL = ("bool",) + _NUMERIC
 _REAL = {complex64: float32, complex128: float64}
-_KIND = {"signed integer": "int", "unsigned integer": "int", "real floating": "float",
-         "complex floating": "complex"}
-
 
 def _axes(name, x, axis):
     """The reduced axes as a sorted tuple of non-negative ints (all for None)."""
@@ -49,7 +47,11 @@ def _reduce(name, op, x, axes, acc_dtype):
     ``acc_dtype``."""
     acc = ndarray._empty(tuple(n for d, n in enumerate(x._shape) if d not in axes), acc_dtype,
                          x._device)
-    reduce_array(op, x._address, x._strides, x._dtype, x._shape, axes, acc._address, acc_dtype)
+    arguments = (op, x._address, x._strides, x._dtype, x._shape, axes, acc._address, acc_dtype)
+    if x._device is CPU:
+        reduce_array(*arguments)
+    else:
+        _cuda(x._device).reduce_array(*arguments, x._device.index)
     return acc
 
 
@@ -59,12 +61,8 @@ def _reduced_size(x, axes):
 
 def _divide(acc, count):
     """``acc /= count`` (a float or complex array by a Python number)."""
-    divisor = scalar_source(complex(count) if acc._dtype.kind == "complex floating"
-                            else float(count), acc._dtype)
-    apply_elementwise("divide", _KIND[acc._dtype.kind],
-                      ((acc._address, acc._strides, acc._dtype),
-                       (divisor._address, (0,) * acc.ndim, divisor._dtype)),
-                      (acc._address, acc._strides, acc._dtype), acc._shape, acc._dtype)
+    _binary("divide", acc, complex(count) if acc._dtype.kind == "complex floating"
+            else float(count), out=acc)
 
 
 def _accumulation_dtype(name, x, dtype):
@@ -157,12 +155,9 @@ def _variance(name, x, axis, correction, keepdims):
         raise TypeError(f"{name}: correction must be an int or a float, not {correction!r}")
     means, axes = _mean(name, x, axis)
     computed = means._dtype
-    deviations = ndarray._empty(x._shape, computed, x._device)
     strides = iter(means._strides)
     placed = tuple(0 if d in axes else next(strides) for d in range(x.ndim))
-    apply_elementwise("subtract", _KIND[computed.kind],
-                      ((x._address, x._strides, x._dtype), (means._address, placed, computed)),
-                      (deviations._address, deviations._strides, computed), x._shape, computed)
+    deviations = _binary("subtract", x, means._view(0, x._shape, placed))
     real = _REAL.get(computed, computed)
     result = _reduce(name, "sumsq", deviations, axes, real)
     divisor = _reduced_size(x, axes) - correction
@@ -185,9 +180,7 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
 def std(x, /, *, axis=None, correction=0.0, keepdims=False):
     """Standard deviation along ``axis``: the square root of :func:`var`."""
     result, axes = _variance("std", x, axis, correction, keepdims)
-    apply_elementwise("sqrt", "float", ((result._address, result._strides, result._dtype),),
-                      (result._address, result._strides, result._dtype), result._shape,
-                      result._dtype)
+    result = _unary("sqrt", result)
     return _shaped(_real_result(result, x), x, axes, keepdims)
 
 

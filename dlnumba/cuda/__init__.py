@@ -16,7 +16,7 @@ target. Every other function refuses a CUDA array (ValueError) before touching i
 from ._backend import SIMULATOR, allocate, check_device, copy_bytes, device_count
 
 __all__ = ["SIMULATOR", "allocate", "apply_elementwise", "check_device", "copy_array",
-           "copy_bytes", "device_count"]
+           "copy_bytes", "device_count", "reduce_array"]
 
 # The kernels (and ``numba.cuda``) are imported on first use: only where numba-cuda is
 # installed, never the deprecated target built into Numba.
@@ -32,3 +32,9 @@ def apply_elementwise(*args):
     """:func:`._kernels.apply_elementwise`."""
     from ._kernels import apply_elementwise as apply
     return apply(*args)
+
+
+def reduce_array(*args):
+    """:func:`._kernels.reduce_array`."""
+    from ._kernels import reduce_array as reduce
+    return reduce(*args)

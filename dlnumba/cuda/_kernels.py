@@ -13,10 +13,13 @@ import functools
 
 import numpy as np
 from numba import cuda, njit
+from numba.np.numpy_support import from_dtype
 
+from .._layout import c_strides
 from ..kernels import _TAGS, _UNITS
 from ..kernels.elementwise import _implementation, _store, op_tag
 from ..kernels.plan import make_plan
+from ..kernels.reduction import _OP_TAGS, _combine, _identity, _load
 from ..kernels.transfer import _convert
 from ._backend import allocate, copy_bytes, device_view, launch_shape, plan_view
 
@@ -102,6 +105,58 @@ def _elementwise_kernel(name, kind, dtypes, compute_dtype):
                                 _convert(y, y_tag, compute_tag)), out_tag)
 
     return _binary_kernel(binary)
+
+
+_REDUCE_THREADS = 256  # the most threads a reduction block has (a power of 2)
+
+
+@functools.lru_cache(maxsize=None)
+def _reduce_kernel(name, x_dtype, acc_dtype):
+    """The kernel of the reduction ``name`` of ``x_dtype`` elements into ``acc_dtype``: one
+    block per kept element; its threads accumulate strided shares of the reduced elements,
+    then combine their partial results in a tree."""
+    op, x_tag, acc_tag = _OP_TAGS[name], _TAGS[x_dtype], _TAGS[acc_dtype]
+    acc_type = from_dtype(acc_dtype.storage)
+
+    @njit
+    def load(value):
+        return _load(op, value, x_tag, acc_tag)
+
+    @njit
+    def combine(a, b):
+        return _combine(op, a, b)
+
+    @njit
+    def identity():
+        return _identity(op, acc_tag)
+
+    @cuda.jit
+    def kernel(x, x_start, out, kept, kept_ndim, reduced, reduced_ndim, n_out, n_reduced):
+        partials = cuda.shared.array(_REDUCE_THREADS, acc_type)
+        t = cuda.threadIdx.x
+        k = cuda.blockIdx.x
+        while k < n_out:
+            base, o, _ = _offsets(k, kept, kept_ndim, 2)
+            acc = identity()
+            j = t
+            while j < n_reduced:
+                a, _, _ = _offsets(j, reduced, reduced_ndim, 2)
+                acc = combine(acc, load(x[x_start + base + a]))
+                j += cuda.blockDim.x
+            partials[t] = acc
+            cuda.syncthreads()
+            width = cuda.blockDim.x // 2
+            while width > 0:
+                if t < width:
+                    partials[t] = combine(partials[t], partials[t + width])
+                cuda.syncthreads()
+                width //= 2
+            if t == 0:
+                out[o] = partials[0]
+            cuda.syncthreads()
+            k += cuda.gridDim.x
+
+    return kernel
 
 
 def _storage(tag):
@@ -190,3 +245,35 @@ def apply_elementwise(name, kind, inputs, out, shape, compute_dtype, index):
     _launch(_elementwise_kernel(name, kind, dtypes, compute_dtype), plan,
             [(address, _TAGS[dtype]) for address, dtype in zip([*addresses, out_address], dtypes)],
             index)
+
+
+def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, acc_dtype,
+                 index):
+    """Reduce the elements of a layout on CUDA device ``index`` along ``axes`` into an
+    accumulator; the arguments are those of :func:`dlnumba.kernels.reduction.reduce_array`,
+    and so is the result (floating-point sums may differ in the last bits: the order of
+    additions is the blocks' tree, not the CPU's pairwise blocks)."""
+    kept = [d for d in range(len(shape)) if d not in axes]
+    kept_shape = tuple(shape[d] for d in kept)
+    n_out = int(np.prod(kept_shape, dtype=np.int64))
+    if n_out == 0:
+        return
+    n_reduced = int(np.prod([shape[d] for d in axes], dtype=np.int64))
+    low = sum(min(0, s * (n - 1)) for n, s in zip(shape, x_strides))
+    high = sum(max(0, s * (n - 1)) for n, s in zip(shape, x_strides))
+    if n_reduced == 0:
+        low = high = 0
+    size = x_dtype.itemsize
+    kept_layout = np.array([kept_shape, [x_strides[d] for d in kept], c_strides(kept_shape)],
+                           np.int64).reshape(-1)
+    reduced_layout = np.array([[shape[d] for d in axes], [x_strides[d] for d in axes],
+                               [0] * len(axes)], np.int64).reshape(-1)
+    blocks, threads = launch_shape(n_out * _REDUCE_THREADS)
+    threads = min(threads, _REDUCE_THREADS)
+    with cuda.gpus[index]:
+        x = device_view(x_address + low * size, high - low + 1, _storage(_TAGS[x_dtype]))
+        out = device_view(acc_address, n_out, acc_dtype.storage)
+        _reduce_kernel(name, x_dtype, acc_dtype)[min(blocks, n_out), threads](
+            x, -low, out, plan_view(kept_layout), len(kept), plan_view(reduced_layout),
+            len(axes), n_out, n_reduced)
+        cuda.synchronize()
