@@ -267,8 +267,11 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
     if dtype_index < 0:
         return _fail(report, BAD_DTYPE, -1)
     _store_word(report + 3 * 8, dtype_index)
+    # kDLCPU:0; kDLCUDA devices dlnumba can use; pinned (kDLCUDAHost) and managed
+    # (kDLCUDAManaged) memory, which the host reads in place whatever the device id.
     if not ((device_type == 1 and device_id == 0)
-            or (device_type == 2 and 0 <= device_id < cuda_devices)):
+            or (device_type == 2 and 0 <= device_id < cuda_devices)
+            or ((device_type == 3 or device_type == 13) and device_id >= 0)):
         return _fail(report, BAD_DEVICE, -1)
     itemsize = bits // 8
     shape_out = report + _REPORT_BYTES
@@ -386,8 +389,9 @@ strides made C-contiguous when NULL; a stride beyond 2**62 bytes on an axis of s
 in an empty tensor, where it moves nothing, replaced by the C-contiguous one). If valid,
 rename the capsule ``used_...`` and return a new capsule that owns the tensor: its destructor
 (``release_legacy`` or ``release_versioned``) runs the producer's deleter. Otherwise return
-None, leaving the capsule untouched; the report's status says why. The tensor may be on kDLCPU:0 or on kDLCUDA devices below
-``cuda_devices``. ``dtype_table[code * 17 + bits // 8]`` is the index of the dtype of that
+None, leaving the capsule untouched; the report's status says why. The tensor may be on
+kDLCPU:0, on kDLCUDA devices below ``cuda_devices``, or in kDLCUDAHost or kDLCUDAManaged memory
+(any device id). ``dtype_table[code * 17 + bits // 8]`` is the index of the dtype of that
 DLPack code and width, or -1."""
 
 capsule_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, _py)(("PyCapsule_GetName", ctypes.pythonapi))

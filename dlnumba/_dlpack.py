@@ -165,7 +165,7 @@ def import_capsule(capsule):
     _, address, ndim, dtype_index, flags, _, _, device_type, device_id = \
         _REPORT_HEAD.unpack_from(report)
     layout = _LAYOUTS[ndim].unpack_from(report, _capi.REPORT.size)
-    device = CPU if device_type == 1 else from_dlpack_device(device_type, device_id)
+    device = CPU if device_type in _HOST_READABLE else from_dlpack_device(device_type, device_id)
     return ((address, layout[:ndim], layout[ndim:], DTYPES[dtype_index], device, owner,
              flags & READ_ONLY != 0), flags & IS_COPIED != 0)
 
@@ -194,6 +194,9 @@ def _dtype_table():
 
 
 _DTYPE_TABLE = _dtype_table()
+# Memory the host reads in place: CPU memory, pinned (kDLCUDAHost) and managed (kDLCUDAManaged)
+# CUDA memory. Arrays over it are on the CPU device.
+_HOST_READABLE = (DLDeviceType.kDLCPU, DLDeviceType.kDLCUDAHost, DLDeviceType.kDLCUDAManaged)
 _REPORT_HEAD = struct.Struct("<4qQ4q")  # REPORT's first words, to the device id
 
 
@@ -225,8 +228,9 @@ def _import_error(capsule, report):
                                        for d in DTYPES))
     if status == _capi.BAD_DEVICE:
         return BufferError(f"device {device_name(r['device_type'], r['device_id'])} is not "
-                           "available: dlnumba arrays live on kDLCPU:0 and on the kDLCUDA devices "
-                           f"here ({_cuda_devices(False)})")
+                           "available: dlnumba arrays live on kDLCPU:0, on the kDLCUDA devices "
+                           f"here ({_cuda_devices(False)}), and in kDLCUDAHost or kDLCUDAManaged "
+                           "memory")
     layout = _LAYOUTS[ndim].unpack_from(report, _capi.REPORT.size)
     shape, strides = layout[:ndim], layout[ndim:]
     if status == _capi.NEGATIVE_SIZE:

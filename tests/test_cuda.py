@@ -104,6 +104,17 @@ def test_views_and_joins_stay_on_the_device():
         np.testing.assert_array_equal(host(result), expected, err_msg=name)
 
 
+def test_roll_tile_and_meshgrid_stay_on_the_device():
+    x = xp.reshape(xp.arange(12.0), (3, 4))
+    on_device = x.to_device(CUDA)
+    for function in (lambda a: xp.roll(a, 5), lambda a: xp.roll(a, (1, -2), axis=(0, 1)),
+                     lambda a: xp.tile(a.mT, (2, 1, 2)),
+                     lambda a: xp.meshgrid(a[0], a[1:, 1], indexing="xy")[0]):
+        result = function(on_device)
+        assert result.device == CUDA
+        assert host(result).tolist() == host(function(x)).tolist()
+
+
 def test_overlapping_copy_on_the_device_reads_before_it_writes():
     x = xp.arange(10, dtype=xp.int32, device=CUDA)
     x[1:]._assign(x[:-1])

@@ -43,6 +43,32 @@ def test_forged_valid_imports(versioned):
     assert f.calls == []
 
 
+@pytest.mark.parametrize("device", [(3, 0), (13, 0), (13, 5)])
+def test_pinned_and_managed_memory_import_as_host_arrays(device):
+    """kDLCUDAHost and kDLCUDAManaged memory is host-readable: imported zero-copy as a CPU
+    array that CPU kernels read and write in place; the deleter runs once, after the last
+    view."""
+    a = base()
+    f = Forged(a, device_type=device[0], device_id=device[1])
+    x = xp.from_dlpack(f.capsule)
+    assert x.device == xp.Device("cpu") and x._address == a.ctypes.data
+    assert int(xp.sum(x)) == int(a.sum())
+    x[0, 0] = 100
+    assert a[0, 0] == 100
+    assert xp.from_dlpack(x).__dlpack_device__() == (1, 0)
+    del x
+    assert len(f.calls) == 1
+
+
+@pytest.mark.parametrize("device", [(3, -1), (13, -2)])
+def test_pinned_and_managed_memory_with_negative_id_refused(device):
+    f = Forged(base(), device_type=device[0], device_id=device[1])
+    with pytest.raises(BufferError, match=f"device kDLCUDA(Host|Managed):{device[1]} is not "
+                                          "available"):
+        xp.from_dlpack(f.capsule)
+    assert f.calls == []
+
+
 @pytest.mark.parametrize("versioned", KINDS)
 def test_forged_byte_offset_honoured(versioned):
     """data + byte_offset is the first element."""

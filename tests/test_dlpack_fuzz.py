@@ -80,6 +80,9 @@ def test_dtype_table_matches_dlnumba():
 
 # ---- the model: which messages may explain refusing these fields ----
 
+HOST_READABLE = (3, 13)  # kDLCUDAHost, kDLCUDAManaged: imported as CPU arrays, any device id
+
+
 def _device_message(device_type, device_id):
     return rf"device (kDL\w+|unknown device type {device_type}):{device_id} is not available"
 
@@ -104,7 +107,8 @@ def verdict(f):
     if not dtype_ok:
         reasons.append(rf"dtype \(code={f['code']}, bits={f['bits']}, lanes={f['lanes']}\) is "
                        "not supported")
-    if (f["device_type"], f["device_id"]) != (1, 0):
+    if (f["device_type"], f["device_id"]) != (1, 0) and not (
+            f["device_type"] in HOST_READABLE and f["device_id"] >= 0):
         reasons.append(_device_message(f["device_type"], f["device_id"]))
     if reasons or ndim == 0 and shape is None:
         shape = ()
@@ -259,8 +263,9 @@ BAD_LANES = st.sampled_from([0, 2, 4, 2**16 - 1])
 BAD_DEVICE = st.one_of(
     st.tuples(st.just(1), int32.filter(bool)),
     st.tuples(st.just(kDLCUDA), st.one_of(st.integers(-2**31, -1), st.integers(64, 2**31 - 1))),
-    st.tuples(st.sampled_from([0, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 99, -1,
-                               2**31 - 1]), int32))
+    st.tuples(st.sampled_from(HOST_READABLE), st.integers(-2**31, -1)),
+    st.tuples(st.sampled_from([0, 4, 7, 8, 9, 10, 11, 12, 14, 15, 16, 17, 99, -1, 2**31 - 1]),
+              int32))
 HIGH_DATA = st.integers(2**63, 2**64 - 1)
 HIGH_OFFSET = st.integers(LIMIT + 1, 2**64 - 1)
 SIGN = st.sampled_from([1, -1])
