@@ -8,7 +8,8 @@ CI tests them.
 
 What runs on a CUDA device so far: allocation, strided copies and casts on one device (one
 kernel per pair of dtypes, any rank and layout), every elementwise function and arithmetic
-operator (one kernel per operation and dtypes), and moves between the host and devices, which
+operator (one kernel per operation and dtypes), the reductions of the statistical and utility
+functions (one kernel per reduction and dtypes), and moves between the host and devices, which
 pack a non-contiguous source on its own device, make one contiguous transfer, and unpack on the
 target. Every other function refuses a CUDA array (ValueError) before touching its memory.
 """
