@@ -98,7 +98,7 @@ _ON_ANY_DEVICE = {
     "ones_like", "to_dlpack", "zeros", "zeros_like", "astype", "can_cast", "finfo", "iinfo",
     "isdtype", "result_type", "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat",
     "expand_dims", "flip", "matrix_transpose", "moveaxis", "permute_dims", "reshape", "squeeze",
-    "stack", "unstack", "roll", "tile", "meshgrid", *_elementwise_names, "sum", "prod", "max", "min", "mean", "var", "std",
-    "all", "any",
+    "stack", "unstack", "roll", "tile", "meshgrid", "sum", "prod", "max", "min", "mean", "var",
+    "std", "all", "any", *_elementwise_names,
 }
 host_only_namespace(globals(), __all__, _ON_ANY_DEVICE)

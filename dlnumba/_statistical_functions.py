@@ -20,6 +20,7 @@ _REAL_NUMERIC = ("signed integer", "unsigned integer", "real floating")
 _ALL = ("bool",) + _NUMERIC
 _REAL = {complex64: float32, complex128: float64}
 
+
 def _axes(name, x, axis):
     """The reduced axes as a sorted tuple of non-negative ints (all for None)."""
     if axis is None:
