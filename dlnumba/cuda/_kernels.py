@@ -15,7 +15,7 @@ import numpy as np
 from numba import cuda, njit
 from numba.np.numpy_support import from_dtype
 
-from .._layout import c_strides
+from .._layout import c_strides, extent, size_of
 from ..kernels import _TAGS, _UNITS
 from ..kernels.elementwise import _implementation, _store, op_tag
 from ..kernels.plan import make_plan
@@ -178,10 +178,10 @@ def _overlaps(a_address, a_extent, a_size, b_address, b_extent, b_size):
             and b_address + b_extent[0] * b_size < a_address + (a_extent[1] + 1) * a_size)
 
 
-def _snapshot(address, extent, size, index):
+def _snapshot(address, span, size, index):
     """A device copy of the bytes an operand's walk touches: the address that stands for
     ``address`` in the copy, and the copy's owner."""
-    low, high = extent
+    low, high = span
     nbytes = (high - low + 1) * size
     copy, owner = allocate(nbytes, index)
     copy_bytes(copy, address + low * size, nbytes, index)
@@ -234,11 +234,11 @@ def apply_elementwise(name, kind, inputs, out, shape, compute_dtype, index):
         return
     out_address, out_strides, out_dtype = out
     snapshots, addresses = [], []  # copies of overlapping inputs, alive until the kernel is done
-    for (address, strides, dtype), extent in zip(inputs, plan.extents):
-        if (_overlaps(address, extent, dtype.itemsize, out_address, plan.extents[-1],
+    for (address, strides, dtype), span in zip(inputs, plan.extents):
+        if (_overlaps(address, span, dtype.itemsize, out_address, plan.extents[-1],
                       out_dtype.itemsize)
                 and not (address == out_address and strides == out_strides)):
-            address, snapshot = _snapshot(address, extent, dtype.itemsize, index)
+            address, snapshot = _snapshot(address, span, dtype.itemsize, index)
             snapshots.append(snapshot)
         addresses.append(address)
     dtypes = tuple(dtype for _, _, dtype in operands)
@@ -255,14 +255,11 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
     additions is the blocks' tree, not the CPU's pairwise blocks)."""
     kept = [d for d in range(len(shape)) if d not in axes]
     kept_shape = tuple(shape[d] for d in kept)
-    n_out = int(np.prod(kept_shape, dtype=np.int64))
+    n_out = size_of(kept_shape)
     if n_out == 0:
         return
-    n_reduced = int(np.prod([shape[d] for d in axes], dtype=np.int64))
-    low = sum(min(0, s * (n - 1)) for n, s in zip(shape, x_strides))
-    high = sum(max(0, s * (n - 1)) for n, s in zip(shape, x_strides))
-    if n_reduced == 0:
-        low = high = 0
+    n_reduced = size_of(tuple(shape[d] for d in axes))
+    low, high = extent(shape, x_strides) or (0, 0)  # no reduced elements: nothing is read
     size = x_dtype.itemsize
     kept_layout = np.array([kept_shape, [x_strides[d] for d in kept], c_strides(kept_shape)],
                            np.int64).reshape(-1)
