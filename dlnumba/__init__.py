@@ -40,7 +40,7 @@ from ._utility_functions import all, any, diff
 from . import fft
 from . import linalg
 from . import numba_ext  # registers dlnumba.ndarray with Numba
-from ._arguments import host_only_namespace
+from ._arguments import on_host_namespace
 
 from ._version import __version__
 
@@ -91,14 +91,14 @@ __all__ = [
     "fft", "linalg",
 ]
 
-# Functions that work on every device; the others compute on the CPU only and refuse arrays
-# elsewhere (ValueError) before they touch them.
+# Functions with kernels on every device; the others have host kernels only, and arrays on a
+# CUDA device make a round trip through host memory (see _arguments.on_host).
 _ON_ANY_DEVICE = {
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "ones",
     "ones_like", "to_dlpack", "zeros", "zeros_like", "astype", "can_cast", "finfo", "iinfo",
     "isdtype", "result_type", "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat",
     "expand_dims", "flip", "matrix_transpose", "moveaxis", "permute_dims", "reshape", "squeeze",
-    "stack", "unstack", "roll", "tile", "meshgrid", "sum", "prod", "max", "min", "mean", "var",
-    "std", "all", "any", *_elementwise_names,
+    "stack", "unstack", "roll", "tile", "meshgrid", "take", "take_along_axis", "sum", "prod",
+    "max", "min", "mean", "var", "std", "all", "any", *_elementwise_names,
 }
-host_only_namespace(globals(), __all__, _ON_ANY_DEVICE)
+on_host_namespace(globals(), __all__, _ON_ANY_DEVICE)

@@ -3,7 +3,7 @@
 import functools
 import operator
 
-from ._array_object import check_host, ndarray
+from ._array_object import ndarray
 from ._devices import CPU, as_device
 
 
@@ -69,35 +69,71 @@ def normalize_axes(axes, ndim, name, unique=True):
     return result
 
 
-def host_only(function):
-    """``function``, refusing with ValueError, before it runs, array arguments (or items of
-    list and tuple arguments) on another device than the CPU and a ``device`` argument naming
-    one: it has host kernels only."""
+def on_host(function):
+    """``function``, which has host kernels only, working on every device: arrays on a CUDA
+    device (arguments, or items of list and tuple arguments) are copied to the CPU, and the
+    arrays it returns are copied back to that device; so is the result of a ``device``
+    argument naming one.
+
+    Raises
+    ------
+    ValueError
+        For arrays on different devices, or a ``device`` argument other than theirs.
+    """
     name = function.__name__
 
     @functools.wraps(function)
-    def checked(*args, **kwargs):
-        for value in (*args, *kwargs.values()):
-            if type(value) is ndarray:
-                if value._device is not CPU:
-                    check_host(name, value)
-            elif type(value) in (list, tuple):
-                check_host(name, *value)
-        device = kwargs.get("device")
-        if device is not None and as_device(device) != CPU:
-            raise ValueError(f"{name} is not implemented on {as_device(device)}: dlnumba "
-                             "computes it on the CPU only")
-        return function(*args, **kwargs)
+    def computed_on_host(*args, **kwargs):
+        device = _device_of(name, args, kwargs)
+        if device is CPU:
+            return function(*args, **kwargs)
+        args = [_to_host(value) for value in args]
+        kwargs = {key: _to_host(value) for key, value in kwargs.items()}
+        if "device" in kwargs:
+            kwargs["device"] = CPU
+        return _to_device(function(*args, **kwargs), device)
 
-    checked.host_only = True
-    return checked
+    computed_on_host.on_host = True
+    return computed_on_host
 
 
-def host_only_namespace(namespace, names, on_any_device):
+def _device_of(name, args, kwargs):
+    """The one device of the arrays among the arguments and of a ``device`` argument (CPU when
+    there is none)."""
+    devices = {as_device(kwargs["device"])} if kwargs.get("device") is not None else set()
+    for value in (*args, *kwargs.values()):
+        items = value if type(value) in (list, tuple) else (value,)
+        devices.update(item._device for item in items if isinstance(item, ndarray))
+    if len(devices) > 1:
+        raise ValueError(f"{name}: arrays (or a device argument) on "
+                         f"{' and '.join(sorted(map(str, devices)))} cannot be combined")
+    return devices.pop() if devices else CPU
+
+
+def _to_host(value):
+    if isinstance(value, ndarray):
+        return value.to_device(CPU)
+    if type(value) in (list, tuple):
+        return type(value)(_to_host(item) for item in value)
+    return value
+
+
+def _to_device(result, device):
+    if isinstance(result, ndarray):
+        return result.to_device(device)
+    if isinstance(result, tuple):
+        items = [_to_device(item, device) for item in result]
+        return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
+    if isinstance(result, list):
+        return [_to_device(item, device) for item in result]
+    return result
+
+
+def on_host_namespace(namespace, names, on_any_device):
     """Replace each function among ``names`` in the module dict ``namespace`` by its
-    :func:`host_only` form, except those in ``on_any_device`` and those that are already."""
+    :func:`on_host` form, except those in ``on_any_device`` and those that are already."""
     for name in names:
         value = namespace[name]
         if (callable(value) and not isinstance(value, type) and name not in on_any_device
-                and not getattr(value, "host_only", False)):
-            namespace[name] = host_only(value)
+                and not getattr(value, "on_host", False)):
+            namespace[name] = on_host(value)

@@ -162,9 +162,9 @@ class ndarray:
         """The CUDA Array Interface (version 3) of an array on a CUDA device, so CuPy, PyTorch
         and Numba's ``@cuda.jit`` kernels can use the memory in place.
 
-        ``stream`` is None: dlnumba's device work has finished when a call returns, so a
-        consumer has nothing to wait for. Not available for bfloat16 (the interface has no
-        type string for it) or memory off CUDA devices.
+        ``stream`` is 1, the legacy default stream, where dlnumba queues its device work: a
+        consumer synchronizes with it before it uses the memory. Not available for bfloat16
+        (the interface has no type string for it) or memory off CUDA devices.
         """
         if self._dtype is bfloat16 or self._device.type != "cuda":
             raise AttributeError(f"no CUDA array interface for a {self._dtype} array on "
@@ -173,7 +173,7 @@ class ndarray:
         dense = self._strides == c_strides(self._shape)
         return {"version": 3, "data": (self._address, self._readonly), "shape": self._shape,
                 "strides": None if dense else tuple(s * storage.itemsize for s in self._strides),
-                "typestr": storage.str, "stream": None}
+                "typestr": storage.str, "stream": 1}
 
     def __array__(self, dtype=None, copy=None):
         """What NumPy asks for when ``__array_interface__`` is absent: refused, so that
@@ -273,7 +273,6 @@ class ndarray:
 
     def __getitem__(self, key):
         if _indexing.is_array_index(key):
-            check_host("ndarray.__getitem__ with array indices", self)
             shape, offsets = _indexing.array_index_offsets(self, key)
             return _indexing.gather_offsets(self, shape, offsets)
         offset, shape, strides = view_of(key, self._shape, self._strides)
@@ -289,7 +288,6 @@ class ndarray:
             from ._creation_functions import asarray
             value = asarray(value, dtype=None if hasattr(value, "__dlpack__") else self._dtype)
         if _indexing.is_array_index(key):
-            check_host("ndarray.__setitem__ with array indices", self, value)
             shape, offsets = _indexing.array_index_offsets(self, key)
             _indexing.scatter_offsets(self, shape, offsets, value)
         else:
@@ -463,15 +461,6 @@ def check_scalar_kind(value, dtype):
     if dtype.kind not in _SCALAR_KINDS[type(value)]:
         raise TypeError(f"a Python {type(value).__name__} ({value!r}) cannot be stored in a "
                         f"{dtype} array")
-
-
-def check_host(name, *arrays):
-    """Raise ValueError, naming the function ``name``, for an ndarray among ``arrays`` that is
-    not on the CPU: ``name`` runs on host kernels only."""
-    for x in arrays:
-        if isinstance(x, ndarray) and x._device != CPU:
-            raise ValueError(f"{name} is not implemented for arrays on {x._device}: dlnumba "
-                             "computes it on the CPU only (move the array with to_device('cpu'))")
 
 
 def _cuda(device):

@@ -40,9 +40,10 @@ def export(array, stream, max_version, dl_device, copy):
         For a stream other than None on the CPU, a stream that is not one of the standard's
         CUDA values, or a malformed ``max_version``.
 
-    Every dlnumba operation on a CUDA device has finished when it returns, so a consumer's
-    stream (None or 1: the legacy default stream, 2: the per-thread default stream, -1: no
-    synchronization, else a ``cudaStream_t``) needs no event to wait on.
+    dlnumba queues its work on a CUDA device on the legacy default stream; the consumer's
+    ``stream`` (None or 1: that same stream, 2: the per-thread default stream, -1: no
+    synchronization, else a ``cudaStream_t``) is made to wait for it with an event, never by
+    blocking the host.
     """
     if array._device.type == "cpu":
         if stream is not None:
@@ -64,6 +65,9 @@ def export(array, stream, max_version, dl_device, copy):
     if copy and not copied:
         array = array._copy()
         copied = True
+    if array._device.type == "cuda":
+        from . import cuda
+        cuda.hand_over(array._device.index, stream)
     shape, strides = array._shape, array._strides
     ndim = len(shape)
     code, bits, lanes = array._dtype.dlpack
@@ -112,6 +116,8 @@ _RELEASE_VERSIONED = _capi.release_versioned_import.address
 
 def request_capsule(x, dl_device, copy):
     """Ask a producer for a capsule: DLPack 1.x with ``dl_device`` and ``copy``, else legacy.
+    A producer on a CUDA device is given dlnumba's stream (the legacy default stream), which
+    it makes wait for its work.
 
     Raises
     ------
@@ -122,12 +128,18 @@ def request_capsule(x, dl_device, copy):
     if method is None:
         raise TypeError(f"from_dlpack needs an object with a __dlpack__ method or a DLPack "
                         f"capsule, not {type(x).__name__}")
+    device = getattr(x, "__dlpack_device__", None)
+    stream = {} if device is None or device()[0] != DLDeviceType.kDLCUDA else {
+        "stream": _LEGACY_DEFAULT_STREAM}
     try:
-        return method(max_version=DLPACK_VERSION, dl_device=dl_device, copy=copy)
+        return method(max_version=DLPACK_VERSION, dl_device=dl_device, copy=copy, **stream)
     except TypeError:
         if dl_device is not None or copy is not None:
             raise
-        return method()  # a producer that predates the 2023.12 keywords
+        return method(**stream)  # a producer that predates the 2023.12 keywords
+
+
+_LEGACY_DEFAULT_STREAM = 1  # the standard's integer for CUDA's legacy default stream
 
 
 def import_capsule(capsule):

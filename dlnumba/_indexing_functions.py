@@ -1,7 +1,9 @@
 """Array indexing: boolean masks, integer arrays, ``take`` and ``take_along_axis``.
 
 Reads gather the selected elements into a new C-contiguous array; writes scatter a value,
-broadcast and cast to the array's dtype, into them. Offsets come from ``kernels.indexing``.
+broadcast and cast to the array's dtype, into them. Offsets come from ``kernels.indexing`` on
+the host (index arrays on a device are copied there); the gathers and scatters run where the
+array is, on the CPU or a CUDA device.
 """
 
 import operator
@@ -9,7 +11,8 @@ import operator
 import numpy as np
 
 from ._arguments import normalize_axis
-from ._array_object import ndarray
+from ._array_object import _cuda, ndarray
+from ._devices import CPU
 from ._dtypes import int64, uint64
 from ._layout import broadcast_shapes, broadcast_strides, size_of
 from .kernels import _UNITS
@@ -62,6 +65,7 @@ def _add_offsets(offsets, index, shape, size, stride, axis):
     before they are made int64, where they would wrap to negative indices.
     """
     if isinstance(index, ndarray):
+        index = index.to_device(CPU)
         index = ndarray._new(index._address, shape,
                              broadcast_strides(index.shape, index._strides, shape),
                              index.dtype, index.device, index, True)
@@ -84,7 +88,7 @@ def _mask_offsets(x, mask):
     if mask.shape != x.shape[:k]:
         raise IndexError(f"boolean index of shape {mask.shape} does not match the array's "
                          f"leading dimensions {x.shape[:k]}")
-    flags = mask._copy()._numpy().view(np.uint8).reshape(-1)
+    flags = mask.to_device(CPU)._copy()._numpy().view(np.uint8).reshape(-1)
     lead = np.empty(flags.size, np.int64)
     count = mask_offsets(flags, np.array(mask.shape, np.int64),
                          np.array(x._strides[:k], np.int64), lead)
@@ -99,7 +103,11 @@ def _mask_offsets(x, mask):
 def gather_offsets(x, shape, offsets):
     """A new array of ``shape`` holding the elements of ``x`` at ``offsets``."""
     out = ndarray._empty(shape, x.dtype, x.device)
-    gather(x._address, offsets, out._address, _UNITS[x.dtype.itemsize])
+    if x._device is CPU:
+        gather(x._address, offsets, out._address, _UNITS[x.dtype.itemsize])
+    else:
+        _cuda(x._device).gather(x._address, offsets, out._address, x.dtype.itemsize,
+                                x._device.index)
     return out
 
 
@@ -107,7 +115,11 @@ def scatter_offsets(x, shape, offsets, value):
     """Write ``value`` (broadcast to ``shape``, cast to ``x``'s dtype) to ``x`` at ``offsets``."""
     source = ndarray._empty(shape, x.dtype, x.device)
     source._assign(value)
-    scatter(source._address, offsets, x._address, _UNITS[x.dtype.itemsize])
+    if x._device is CPU:
+        scatter(source._address, offsets, x._address, _UNITS[x.dtype.itemsize])
+    else:
+        _cuda(x._device).scatter(source._address, offsets, x._address, x.dtype.itemsize,
+                                 x._device.index)
 
 
 def take(x, indices, /, *, axis=None):

@@ -10,7 +10,7 @@ import functools
 
 import numpy as np
 
-from ._arguments import check_array, check_int, host_only
+from ._arguments import check_array, check_int, on_host
 from ._array_object import ndarray
 from ._dtypes import DTYPES, complex64, complex128, computation_dtype, float32, float64, promote
 from ._layout import broadcast_shapes, broadcast_strides, c_strides, reshaped_strides, size_of
@@ -76,7 +76,7 @@ def matrix_transpose(x, /):
     return x.mT
 
 
-@host_only  # the same object in dlnumba and dlnumba.linalg
+@on_host  # the same object in dlnumba and dlnumba.linalg
 def matmul(x1, x2, /):
     """Matrix product of ``x1`` and ``x2`` (array API broadcasting and 1-D rules).
 
@@ -125,7 +125,7 @@ def product(a, b, dtype):
     return rounded(out, dtype)
 
 
-@host_only  # the same object in dlnumba and dlnumba.linalg
+@on_host  # the same object in dlnumba and dlnumba.linalg
 def tensordot(x1, x2, /, *, axes=2):
     """Contract ``x1`` and ``x2`` over ``axes``.
 
@@ -199,7 +199,7 @@ def _as_matrix(x, order, split, dtype):
     return packed(x._view(0, matrix, strides), dtype)
 
 
-@host_only  # the same object in dlnumba and dlnumba.linalg
+@on_host  # the same object in dlnumba and dlnumba.linalg
 def vecdot(x1, x2, /, *, axis=-1):
     """Dot products of the vectors along ``axis``, the first conjugated: ``sum(conj(x1) * x2)``.
 

@@ -15,7 +15,7 @@ and ``ifftshift`` move data only: they are rolls by the copy engine, for every f
 
 import numpy as np
 
-from ._arguments import check_int, host_only_namespace, normalize_axes, normalize_axis
+from ._arguments import check_int, on_host_namespace, normalize_axes, normalize_axis
 from ._array_object import _from_numpy, ndarray
 from ._creation_functions import _creation_args
 from ._dtypes import bfloat16, complex64, complex128, float16, float32, float64
@@ -189,4 +189,4 @@ def _shift(name, x, axes, direction):
     return roll(x, tuple(direction * (x.shape[a] // 2) for a in axes), axis=axes)
 
 
-host_only_namespace(globals(), __all__, ())
+on_host_namespace(globals(), __all__, ())

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _elementwise_functions as _elementwise
-from ._arguments import check_array, check_int, host_only_namespace, normalize_axes
+from ._arguments import check_array, check_int, on_host_namespace, normalize_axes
 from ._array_object import ndarray
 from ._data_type_functions import finfo
 from ._dtypes import (DType, complex64, complex128, computation_dtype, float32, float64, int64,
@@ -523,4 +523,4 @@ def outer(x1, x2, /):
     return _elementwise._binary("multiply", x1[:, None], x2[None, :])
 
 
-host_only_namespace(globals(), __all__, {"diagonal", "matrix_transpose"})
+on_host_namespace(globals(), __all__, {"diagonal", "matrix_transpose"})

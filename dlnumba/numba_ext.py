@@ -14,6 +14,7 @@ compiled function (``np.empty`` and friends) come back as NumPy arrays, as Numba
 """
 
 import struct
+import sys
 
 from llvmlite import ir
 from numba.core import cgutils, types
@@ -91,6 +92,9 @@ def describe(array):
     The descriptor packs the array struct's fields after ``meminfo`` and ``parent``: nitems,
     itemsize, data, shape, strides in bytes.
     """
+    if "numba.cuda" in sys.modules:  # a user of @cuda.jit: its kernels must type this array
+        from .cuda import register_jit_arguments
+        register_jit_arguments()
     numba_type = numba_type_of(array)
     itemsize = array.dtype.itemsize
     ndim = len(array.shape)

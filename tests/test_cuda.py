@@ -121,13 +121,21 @@ def test_overlapping_copy_on_the_device_reads_before_it_writes():
     assert host(x).tolist() == [0, 0, 1, 2, 3, 4, 5, 6, 7, 8]
 
 
+def _stream_handle():
+    """A CUDA stream handle a consumer could pass (any integer under the simulator)."""
+    from numba import cuda
+
+    from dlnumba.cuda import SIMULATOR
+    return 12345 if SIMULATOR else int(cuda.stream().handle)
+
+
 def test_dlpack_on_cuda():
     x = xp.asarray([[1.0, 2.0], [3.0, 4.0]], device=CUDA)
     assert x.__dlpack_device__() == (2, 0)
     y = xp.from_dlpack(x)
     assert y.device == CUDA and y._address == x._address
     assert xp.from_dlpack(x.__dlpack__(max_version=(1, 0), stream=-1))._address == x._address
-    for stream in (None, -1, 1, 2, 12345):
+    for stream in (None, -1, 1, 2, _stream_handle()):
         x.__dlpack__(stream=stream)
     for stream in (0, -2, 1.5):
         with pytest.raises(ValueError, match="stream"):
@@ -220,14 +228,42 @@ def test_reductions_of_empty_axes_give_the_identity_on_device():
     assert xp.sum(xp.ones((0, 3), device=CUDA), axis=1).shape == (0,)
 
 
-def test_host_only_functions_refuse_cuda_arrays():
+_ROUND_TRIPS = {
+    "cumulative_sum": lambda x: xp.cumulative_sum(x, axis=1),
+    "sort": lambda x: xp.sort(x[::-1], axis=0, descending=True),
+    "argmax": lambda x: xp.argmax(x, axis=1, keepdims=True),
+    "nonzero": lambda x: xp.nonzero(x > 4),
+    "where": lambda x: xp.where(x > 4, x, -x),
+    "unique_all": lambda x: xp.unique_all(xp.round(x / 3)),
+    "matmul": lambda x: x @ x.mT,
+    "linalg.svdvals": lambda x: xp.linalg.svdvals(x),
+    "linalg.vector_norm": lambda x: xp.linalg.vector_norm(x, axis=0),
+    "fft.rfft": lambda x: xp.fft.rfft(x),
+    "repeat": lambda x: xp.repeat(x, 2, axis=0),
+    "tril": lambda x: xp.tril(x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ROUND_TRIPS))
+def test_host_functions_make_a_round_trip_for_cuda_arrays(name):
+    values = np.arange(12, dtype=np.float64).reshape(3, 4) % 7
+    on_host = _ROUND_TRIPS[name](xp.asarray(values))
+    on_device = _ROUND_TRIPS[name](xp.asarray(values, device=CUDA))
+    for expected, result in zip(*((r,) if isinstance(r, xp.ndarray) else r
+                                  for r in (on_host, on_device))):
+        assert result.device == CUDA and result.dtype == expected.dtype
+        np.testing.assert_array_equal(host(result), np.from_dlpack(expected))
+
+
+def test_functions_refuse_arrays_on_different_devices():
     x = xp.ones(3, device=CUDA)
-    for call in (lambda: xp.cumulative_sum(x), lambda: xp.sort(x),
-                 lambda: xp.linalg.vector_norm(x),
-                 lambda: xp.fft.fft(x), lambda: xp.linspace(0, 1, 3, device=CUDA),
-                 lambda: x[xp.asarray([0, 1])]):
+    for call in (lambda: xp.matmul(x, xp.ones(3)), lambda: xp.isin(xp.ones(3), x),
+                 lambda: xp.searchsorted(x, xp.ones(2)),
+                 lambda: xp.fft.fftfreq(4, device=CUDA) + xp.ones(4)):
         with pytest.raises(ValueError, match="cuda:0"):
             call()
+    assert xp.linspace(0, 1, 3, device=CUDA).device == CUDA
+    assert xp.fft.fftfreq(4, device=CUDA).device == CUDA
     with pytest.raises(ValueError, match="cuda:0 and cpu"):
         x + xp.ones(3)
     with pytest.raises(ValueError, match="cpu and cuda:0"):
@@ -255,9 +291,36 @@ def test_cuda_array_interface_describes_the_device_memory():
     x = xp.reshape(xp.arange(12, dtype=xp.float32, device=CUDA), (3, 4))
     interface = x.__cuda_array_interface__
     assert interface == {"version": 3, "data": (x._address, False), "shape": (3, 4),
-                         "strides": None, "typestr": "<f4", "stream": None}
+                         "strides": None, "typestr": "<f4", "stream": 1}
     view = x.mT[::-1]
     assert view.__cuda_array_interface__["strides"] == (-4, 16)
     assert view.__cuda_array_interface__["data"][0] == view._address
     assert not hasattr(xp.ones(3), "__cuda_array_interface__")
     assert not hasattr(xp.ones(3, dtype=xp.bfloat16, device=CUDA), "__cuda_array_interface__")
+
+
+def test_array_indexing_gathers_and_scatters_on_the_device():
+    values = np.arange(24, dtype=np.float32).reshape(4, 6)
+    x = xp.asarray(values, device=CUDA)
+    rows, columns = [3, 0, 3], [5, 1, 5]
+    for index, expected in (
+            ((xp.asarray(rows), xp.asarray(columns, device=CUDA)), values[rows, columns]),
+            ((xp.asarray(rows, device=CUDA), 2), values[rows, 2]),
+            (xp.asarray(values > 10, device=CUDA), values[values > 10]),
+            (xp.asarray(values[:, 0] > 5), values[values[:, 0] > 5])):
+        result = x.mT.mT[index]
+        assert result.device == CUDA
+        np.testing.assert_array_equal(host(result), expected)
+    taken = xp.take(x[::-1], xp.asarray([5, 0, -1], device=CUDA), axis=1)
+    np.testing.assert_array_equal(host(taken), values[::-1][:, [5, 0, -1]])
+    indices = np.array([[1], [0], [5], [2]])
+    along = xp.take_along_axis(x, xp.asarray(indices), axis=1)
+    np.testing.assert_array_equal(host(along), np.take_along_axis(values, indices, axis=1))
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[xp.asarray([4], device=CUDA), 0]
+    y, expected = xp.asarray(values, device=CUDA), values.copy()
+    y[xp.asarray(rows), xp.asarray(columns)] = xp.asarray([1.0, 2.0, 3.0], device=CUDA)
+    expected[rows, columns] = [1.0, 2.0, 3.0]  # the last of two writes to [3, 5] wins
+    y[xp.asarray(values < 3, device=CUDA)] = -1.0
+    expected[values < 3] = -1.0
+    np.testing.assert_array_equal(host(y), expected)

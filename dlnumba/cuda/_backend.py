@@ -65,6 +65,25 @@ def copy_bytes(dst, src, nbytes, index):
             driver.cuMemcpy(dst, src, nbytes)
 
 
+# The standard's stream integers for CUDA: 1 the legacy default stream (dlnumba's), 2 the
+# per-thread default stream; the driver takes both as stream handles.
+LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM = 1, 2
+
+
+def hand_over(index, stream):
+    """Make the consumer's ``stream`` (one of the standard's integers) on CUDA device ``index``
+    wait for the work dlnumba has queued there, without blocking the host: an event recorded
+    on dlnumba's stream, the legacy default stream, that ``stream`` waits on. Nothing to do
+    for -1 (the consumer synchronizes itself), for None or 1 (the same stream), or under the
+    simulator (no streams)."""
+    if SIMULATOR or stream in (None, -1, LEGACY_DEFAULT_STREAM):
+        return
+    with cuda.gpus[index]:
+        event = cuda.event(timing=False)
+        event.record(stream=cuda.legacy_default_stream())
+        event.wait(stream=cuda.external_stream(stream))
+
+
 def device_view(address, count, storage):
     """A 1-D device array of ``count`` elements of the NumPy dtype ``storage`` at ``address``,
     as kernels take it (made in the context of the device that holds it)."""

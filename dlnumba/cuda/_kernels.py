@@ -1,4 +1,5 @@
-"""CUDA kernels: the strided copy/cast engine and elementwise operations on one device.
+"""CUDA kernels: the strided copy/cast engine, elementwise operations, reductions, and the
+gathers and scatters of array indexing, on one device.
 
 A kernel applies one compiled scalar function to every element of a planned layout, one or
 two operands and an output, in a grid-stride loop. The layout travels as an int64 array (the
@@ -21,7 +22,11 @@ from ..kernels.elementwise import _implementation, _store, op_tag
 from ..kernels.plan import make_plan
 from ..kernels.reduction import _OP_TAGS, _combine, _identity, _load
 from ..kernels.transfer import _convert
-from ._backend import allocate, copy_bytes, device_view, launch_shape, plan_view
+from ._backend import SIMULATOR, allocate, copy_bytes, device_view, launch_shape, plan_view
+
+if not SIMULATOR:
+    from ._ufuncs import complete_ufunc_table
+    complete_ufunc_table()
 
 
 @cuda.jit(device=True)
@@ -159,6 +164,22 @@ def _reduce_kernel(name, x_dtype, acc_dtype):
     return kernel
 
 
+@cuda.jit
+def _gather_kernel(src, offsets, dst, n):
+    i = cuda.grid(1)
+    while i < n:
+        dst[i] = src[offsets[i]]
+        i += cuda.gridsize(1)
+
+
+@cuda.jit
+def _scatter_kernel(src, positions, offsets, dst, n):
+    i = cuda.grid(1)
+    while i < n:
+        dst[offsets[i]] = src[positions[i]]
+        i += cuda.gridsize(1)
+
+
 def _storage(tag):
     """The NumPy dtype of the memory behind a tag (float16/bfloat16 tags are records of their
     uint16 bits)."""
@@ -273,4 +294,39 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
         _reduce_kernel(name, x_dtype, acc_dtype)[min(blocks, n_out), threads](
             x, -low, out, plan_view(kept_layout), len(kept), plan_view(reduced_layout),
             len(axes), n_out, n_reduced)
+        cuda.synchronize()
+
+
+def gather(src_address, offsets, dst_address, itemsize, index):
+    """``dst[k] = src[offsets[k]]`` on CUDA device ``index``, for elements of ``itemsize``
+    bytes: ``offsets`` (a host int64 array, in elements) into any memory there, ``dst`` a
+    contiguous array there."""
+    n = offsets.size
+    if n == 0:
+        return
+    low, high = int(offsets.min()), int(offsets.max())
+    storage = _storage(_UNITS[itemsize])
+    with cuda.gpus[index]:
+        src = device_view(src_address + low * itemsize, high - low + 1, storage)
+        _gather_kernel[launch_shape(n)](src, plan_view(offsets - low),
+                                        device_view(dst_address, n, storage), n)
+        cuda.synchronize()
+
+
+def scatter(src_address, offsets, dst_address, itemsize, index):
+    """``dst[offsets[k]] = src[k]`` on CUDA device ``index`` from a contiguous ``src`` there;
+    of several writes to one element the last wins, as on the CPU (only it is made)."""
+    n = offsets.size
+    if n == 0:
+        return
+    _, last_reversed = np.unique(offsets[::-1], return_index=True)
+    positions = n - 1 - last_reversed
+    kept = offsets[positions]
+    low, high = int(kept.min()), int(kept.max())
+    storage = _storage(_UNITS[itemsize])
+    with cuda.gpus[index]:
+        dst = device_view(dst_address + low * itemsize, high - low + 1, storage)
+        _scatter_kernel[launch_shape(kept.size)](
+            device_view(src_address, n, storage), plan_view(positions), plan_view(kept - low),
+            dst, kept.size)
         cuda.synchronize()

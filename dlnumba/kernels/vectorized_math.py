@@ -27,23 +27,37 @@ def fused_multiply_add(typingctx, a, b, c):
     return a(a, a, a), codegen
 
 
-def _binary_intrinsic(name):
+def _extremum(larger):
+    """IEEE 754-2019 ``maximum`` (``larger``) or ``minimum``: LLVM's intrinsic on the CPU; on
+    CUDA, whose NVVM compiler lacks it, the same bits from comparisons: NaN if either is NaN,
+    and of two equal values their bits ANDed (ORed), so +0 wins a maximum and -0 a minimum."""
     @intrinsic
     def function(typingctx, a, b):
         def codegen(context, builder, signature, args):
-            value_type = args[0].type
-            declared = builder.module.declare_intrinsic(
-                name, [value_type], ir.FunctionType(value_type, [value_type] * 2))
-            return builder.call(declared, args)
+            x, y = args
+            if context.target_name != "cuda":
+                declared = builder.module.declare_intrinsic(
+                    "llvm.maximum" if larger else "llvm.minimum", [x.type],
+                    ir.FunctionType(x.type, [x.type] * 2))
+                return builder.call(declared, args)
+            bits = ir.IntType(32 if x.type == ir.FloatType() else 64)
+            x_bits, y_bits = builder.bitcast(x, bits), builder.bitcast(y, bits)
+            tie = builder.bitcast((builder.and_ if larger else builder.or_)(x_bits, y_bits),
+                                  x.type)
+            pick_x = builder.fcmp_ordered(">" if larger else "<", x, y)
+            pick_y = builder.fcmp_ordered("<" if larger else ">", x, y)
+            ordered = builder.select(pick_x, x, builder.select(pick_y, y, tie))
+            return builder.select(builder.fcmp_unordered("uno", x, y), builder.fadd(x, y),
+                                  ordered)
 
         return a(a, a), codegen
 
     return function
 
 
-maximum = _binary_intrinsic("llvm.maximum")
+maximum = _extremum(larger=True)
 maximum.__doc__ = "The larger float (IEEE 754-2019 ``maximum``: NaN if either is NaN, -0 < +0)."
-minimum = _binary_intrinsic("llvm.minimum")
+minimum = _extremum(larger=False)
 minimum.__doc__ = "The smaller float (IEEE 754-2019 ``minimum``: NaN if either is NaN, -0 < +0)."
 
 
@@ -51,7 +65,7 @@ def exp(x):
     """``e**x`` for float32 or float64 ``x``, within one ULP (compiled only)."""
 
 
-@overload(exp, inline="always")
+@overload(exp)  # not inline="always", which numba-cuda mistypes; LLVM inlines it all the same
 def _exp_overload(x):
     if x == types.float32:
         return _exp_float32
