@@ -100,14 +100,15 @@ def on_host(function):
 def _device_of(name, args, kwargs):
     """The one device of the arrays among the arguments and of a ``device`` argument (CPU when
     there is none)."""
-    devices = {as_device(kwargs["device"])} if kwargs.get("device") is not None else set()
+    found = as_device(kwargs["device"]) if kwargs.get("device") is not None else None
     for value in (*args, *kwargs.values()):
-        items = value if type(value) in (list, tuple) else (value,)
-        devices.update(item._device for item in items if isinstance(item, ndarray))
-    if len(devices) > 1:
-        raise ValueError(f"{name}: arrays (or a device argument) on "
-                         f"{' and '.join(sorted(map(str, devices)))} cannot be combined")
-    return devices.pop() if devices else CPU
+        for item in value if type(value) in (list, tuple) else (value,):
+            if isinstance(item, ndarray) and item._device is not found:
+                if found is not None and item._device != found:
+                    raise ValueError(f"{name}: arrays (or a device argument) on {found} and "
+                                     f"{item._device} cannot be combined")
+                found = item._device
+    return CPU if found is None else found
 
 
 def _to_host(value):
