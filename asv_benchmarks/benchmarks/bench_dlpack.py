@@ -1,61 +1,85 @@
-"""DLPack exchange overhead: dlnumba against NumPy and PyTorch on the same inputs, same run.
+"""DLPack exchange overhead: dlnumba against NumPy, PyTorch and JAX on the same arrays, in the
+same run. Each case times 100 exchanges of a 3 x 4 float32 array.
 
-``TimeFromDLPack.time_from_dlpack`` imports a small array made by ``source`` with the
-consumer ``library``; ``TimeExport`` times ``__dlpack__`` of each library's own array.
-Quote ratios against the peer in the same run: this machine is shared and noisy.
+- ``TimeImport``: ``library.from_dlpack(a)`` for an array ``a`` made by ``source``: how fast
+  dlnumba imports compared with the peers importing the same array.
+- ``TimeExport``: ``consumer.from_dlpack(a)`` for an array ``a`` of ``library``: how fast
+  dlnumba's arrays leave for a consumer compared with the peers' own arrays.
+- ``TimeCapsule``: ``a.__dlpack__()`` of each library's array, for a legacy and a versioned
+  (``max_version=(1, 0)``) capsule.
+
+Every import is checked once per process: the values, and that dlnumba shares the memory.
 """
 
 import numpy as np
 
 import dlnumba as xp
 
-try:
-    import torch
-except ImportError:
-    torch = None
+from ._common import CALLS, assert_matches, cached, check_once, convert, namespace
+
+LIBRARIES = ["dlnumba", "numpy", "torch", "jax"]
+_DATA = np.arange(12, dtype=np.float32).reshape(3, 4)
 
 
-def _source(name):
-    data = np.arange(12, dtype=np.float32).reshape(3, 4)
-    if name == "numpy":
-        return data
-    if name == "torch":
-        return torch.from_numpy(data.copy())
-    return xp.asarray(data)
+def _array(library):
+    """The 3 x 4 array of ``library``, made once per process."""
+    namespace(library)
+    return cached(library, lambda: convert(library, _DATA.copy()))
 
 
-def _consumer(name):
-    return {"dlnumba": xp.from_dlpack, "numpy": np.from_dlpack,
-            "torch": None if torch is None else torch.from_dlpack}[name]
+def _checked_import(consumer, source):
+    """``from_dlpack`` of ``consumer`` and the ``source`` array, checked once per process."""
+    from_dlpack, a = namespace(consumer).from_dlpack, _array(source)
+
+    def check():
+        imported = from_dlpack(a)
+        assert_matches(imported, _DATA)
+        if "dlnumba" in (consumer, source) and "jax" not in (consumer, source):
+            assert np.shares_memory(np.asarray(imported), np.asarray(a))
+
+    check_once((consumer, source), check)
+    return from_dlpack, a
 
 
-class TimeFromDLPack:
-    params = (["numpy", "torch", "dlnumba"], ["dlnumba", "torch", "numpy"])
+def _repeat(function, argument):
+    for _ in range(CALLS):
+        function(argument)
+
+
+class TimeImport:
+    params = (["numpy", "torch", "jax"], LIBRARIES)
     param_names = ("source", "library")
 
     def setup(self, source, library):
-        if torch is None and "torch" in (source, library):
-            raise NotImplementedError("PyTorch is not installed")
-        self.x = _source(source)
-        self.consume = _consumer(library)
-        imported = self.consume(self.x)  # validate once, outside the timed region
-        np.testing.assert_array_equal(np.from_dlpack(imported), np.arange(12.0).reshape(3, 4))
+        self.from_dlpack, self.a = _checked_import(library, source)
 
-    def time_from_dlpack(self, source, library):
-        self.consume(self.x)
+    def time_100_imports(self, source, library):
+        _repeat(self.from_dlpack, self.a)
 
 
 class TimeExport:
-    params = (["dlnumba", "torch", "numpy"], ["legacy", "versioned"])
-    param_names = ("library", "capsule")
+    params = (["numpy", "torch", "jax"], LIBRARIES)
+    param_names = ("consumer", "library")
 
-    def setup(self, library, capsule):
-        if torch is None and library == "torch":
-            raise NotImplementedError("PyTorch is not installed")
-        self.x = _source(library)
-        self.kwargs = {} if capsule == "legacy" else {"max_version": (1, 0)}
-        restored = xp.from_dlpack(self.x.__dlpack__(**self.kwargs))
-        np.testing.assert_array_equal(np.from_dlpack(restored), np.arange(12.0).reshape(3, 4))
+    def setup(self, consumer, library):
+        self.from_dlpack, self.a = _checked_import(consumer, library)
 
-    def time_dlpack(self, library, capsule):
-        self.x.__dlpack__(**self.kwargs)
+    def time_100_exports(self, consumer, library):
+        _repeat(self.from_dlpack, self.a)
+
+
+class TimeCapsule:
+    params = (["legacy", "versioned"], LIBRARIES)
+    param_names = ("capsule", "library")
+
+    def setup(self, capsule, library):
+        a = _array(library)
+        kwargs = {} if capsule == "legacy" else {"max_version": (1, 0)}
+        self.export = lambda: a.__dlpack__(**kwargs)
+        check_once((capsule, library),
+                   lambda: assert_matches(xp.from_dlpack(self.export()), _DATA))
+
+    def time_100_capsules(self, capsule, library):
+        export = self.export
+        for _ in range(CALLS):
+            export()

@@ -1,69 +1,70 @@
-"""Elementwise functions against NumPy on the same inputs, in the same run.
+"""Elementwise functions: dlnumba against NumPy and PyTorch on the same operands, in the same
+run.
 
-4M-element float32/float64 operands, contiguous, transposed or stride-2; and a 16-element
-``x + y`` for the per-call overhead. Quote ratios (NumPy's time / dlnumba's).
+Binary ``add`` and ``multiply`` and unary ``exp`` and ``sqrt`` on operands laid out
+``contiguous``, ``transposed`` (2-D) or ``stride2``: ``TimeElementwise`` on 4M elements of
+float32 and float64, ``TimeSmallElementwise`` 100 calls on 16 float32 elements (the per-call
+overhead). Results are checked against NumPy's (to a few ULP) once per process.
 """
 
 import numpy as np
 
-import dlnumba as xp
+from ._common import CALLS, assert_matches, cached, check_once, convert, namespace
 
-_N = 4 << 20
+FUNCTIONS = ["add", "multiply", "exp", "sqrt"]
+LAYOUTS = ["contiguous", "transposed", "stride2"]
+LIBRARIES = ["dlnumba", "numpy", "torch"]
 
 
-def _operands(layout, dtype):
+def _operands(layout, dtype, n):
+    """Two NumPy views of ``n`` elements in ``layout``, with values in [0.5, 1.5)."""
     rng = np.random.default_rng(0)
-    a = (rng.random(2 * _N) + 0.5).astype(dtype)
-    b = (rng.random(2 * _N) + 0.5).astype(dtype)
+    a, b = (rng.random(2 * n) + 0.5).astype(dtype), (rng.random(2 * n) + 0.5).astype(dtype)
     if layout == "contiguous":
-        return a[:_N], b[:_N]
+        return a[:n], b[:n]
     if layout == "transposed":
-        return a[:_N].reshape(2048, -1).T, b[:_N].reshape(2048, -1).T
+        rows = 1 << (n.bit_length() // 2)
+        return a[:n].reshape(rows, -1).T, b[:n].reshape(rows, -1).T
     return a[::2], b[::2]
 
 
-_OURS = {"add": lambda x, y: x + y, "multiply": lambda x, y: x * y,
-         "exp": lambda x, y: xp.exp(x), "sqrt": lambda x, y: xp.sqrt(x)}
-_THEIRS = {"add": np.add, "multiply": np.multiply, "exp": lambda a, b: np.exp(a),
-           "sqrt": lambda a, b: np.sqrt(a)}
+def _function(library, name):
+    """``name`` in ``library`` as a function of two operands (unary ones ignore the second)."""
+    if name in ("add", "multiply"):
+        return getattr(namespace(library), name)
+    unary = getattr(namespace(library), name)
+    return lambda x, y: unary(x)
+
+
+def _prepare(function, dtype, layout, n, library):
+    run = _function(library, function)
+    a, b = cached((layout, dtype, n), lambda: _operands(layout, dtype, n))
+    x, y = convert(library, a), convert(library, b)
+    expected = cached((function, layout, dtype, n), lambda: _function("numpy", function)(a, b))
+    check_once((function, dtype, layout, n, library), lambda: assert_matches(
+        run(x, y), expected, rtol=1e-6 if dtype == "float32" else 1e-14))
+    return run, x, y
 
 
 class TimeElementwise:
-    params = (["add", "multiply", "exp", "sqrt"], ["float32", "float64"],
-              ["contiguous", "transposed", "stride2"], ["dlnumba", "numpy"])
+    params = (FUNCTIONS, ["float32", "float64"], LAYOUTS, LIBRARIES)
     param_names = ("function", "dtype", "layout", "library")
 
     def setup(self, function, dtype, layout, library):
-        a, b = _operands(layout, dtype)
-        x, y = xp.asarray(a), xp.asarray(b)
-        expected = _THEIRS[function](a, b)
-        np.testing.assert_allclose(np.from_dlpack(_OURS[function](x, y)), expected,
-                                   rtol=4e-7 if dtype == "float32" else 1e-15)
-        self.run = (lambda: _OURS[function](x, y)) if library == "dlnumba" else (
-            lambda: _THEIRS[function](a, b))
+        self.run, self.x, self.y = _prepare(function, dtype, layout, 4 << 20, library)
 
     def time_function(self, function, dtype, layout, library):
-        self.run()
+        self.run(self.x, self.y)
 
 
-class TimeSmallAdd:
-    params = ["dlnumba", "numpy", "array_api_strict"]
-    param_names = ["library"]
+class TimeSmallElementwise:
+    params = (FUNCTIONS, LAYOUTS, LIBRARIES)
+    param_names = ("function", "layout", "library")
 
-    def setup(self, library):
-        a = np.arange(16.0)
-        if library == "dlnumba":
-            x = xp.asarray(a)
-        elif library == "numpy":
-            x = a
-        else:
-            try:
-                import array_api_strict
-            except ImportError:
-                raise NotImplementedError("array_api_strict is not installed")
-            x = array_api_strict.asarray(a)
-        self.x = x
-        np.testing.assert_array_equal(np.asarray(np.from_dlpack(x + x)), a + a)
+    def setup(self, function, layout, library):
+        self.run, self.x, self.y = _prepare(function, "float32", layout, 16, library)
 
-    def time_add(self, library):
-        self.x + self.x
+    def time_100_calls(self, function, layout, library):
+        run, x, y = self.run, self.x, self.y
+        for _ in range(CALLS):
+            run(x, y)
