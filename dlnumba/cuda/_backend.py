@@ -65,9 +65,9 @@ def copy_bytes(dst, src, nbytes, index):
             driver.cuMemcpy(dst, src, nbytes)
 
 
-# The standard's stream integers for CUDA: 1 the legacy default stream (dlnumba's), 2 the
-# per-thread default stream; the driver takes both as stream handles.
-LEGACY_DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM = 1, 2
+# The standard's integer for the legacy default stream, dlnumba's (2, the per-thread default
+# stream, is a handle the driver takes as it is).
+LEGACY_DEFAULT_STREAM = 1
 
 
 def hand_over(index, stream):
