@@ -15,6 +15,7 @@ from ._dtypes import DTYPES
 from ._layout import MAX_NDIM
 
 DLPACK_VERSION = (1, 3)
+LEGACY_DEFAULT_STREAM = 1  # the standard's stream integer for CUDA's legacy default stream
 READ_ONLY = 1 << 0
 IS_COPIED = 1 << 1
 
@@ -130,7 +131,7 @@ def request_capsule(x, dl_device, copy):
                         f"capsule, not {type(x).__name__}")
     device = getattr(x, "__dlpack_device__", None)
     stream = {} if device is None or device()[0] != DLDeviceType.kDLCUDA else {
-        "stream": _LEGACY_DEFAULT_STREAM}
+        "stream": LEGACY_DEFAULT_STREAM}
     try:
         return method(max_version=DLPACK_VERSION, dl_device=dl_device, copy=copy, **stream)
     except TypeError:
@@ -138,8 +139,6 @@ def request_capsule(x, dl_device, copy):
             raise
         return method(**stream)  # a producer that predates the 2023.12 keywords
 
-
-_LEGACY_DEFAULT_STREAM = 1  # the standard's integer for CUDA's legacy default stream
 
 
 def import_capsule(capsule):

@@ -7,6 +7,7 @@ import importlib.util
 import numba
 import numpy as np
 
+from .._dlpack import LEGACY_DEFAULT_STREAM
 from .._memory import allocate_host, numpy_view
 
 _INSTALLED = importlib.util.find_spec("numba_cuda") is not None
@@ -65,15 +66,11 @@ def copy_bytes(dst, src, nbytes, index):
             driver.cuMemcpy(dst, src, nbytes)
 
 
-# The standard's integer for the legacy default stream, dlnumba's (2, the per-thread default
-# stream, is a handle the driver takes as it is).
-LEGACY_DEFAULT_STREAM = 1
-
-
 def hand_over(index, stream):
     """Make the consumer's ``stream`` (one of the standard's integers) on CUDA device ``index``
     wait for the work dlnumba has queued there, without blocking the host: an event recorded
-    on dlnumba's stream, the legacy default stream, that ``stream`` waits on. Nothing to do
+    on dlnumba's stream, the legacy default stream, that ``stream`` waits on (2, the
+    per-thread default stream, is a handle the driver takes as it is). Nothing to do
     for -1 (the consumer synchronizes itself), for None or 1 (the same stream), or under the
     simulator (no streams)."""
     if SIMULATOR or stream in (None, -1, LEGACY_DEFAULT_STREAM):

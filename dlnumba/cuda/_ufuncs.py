@@ -18,20 +18,14 @@ from numba.cuda.np import npyfuncs
 _UNARY_MATH = {np.floor: math.floor, np.ceil: math.ceil, np.trunc: math.trunc,
                np.exp: math.exp, np.expm1: math.expm1, np.log1p: math.log1p,
                np.sqrt: math.sqrt}
-_BINARY_MATH = {np.fmod: math.fmod, np.copysign: math.copysign}
+_BINARY_MATH = {np.fmod: math.fmod, np.copysign: math.copysign, np.nextafter: math.nextafter}
 _COMPLEX = {np.exp: npyfuncs.np_complex_exp_impl, np.sqrt: npyfuncs.np_complex_sqrt_impl}
 
 
-def _unary(function):
+def _math(function, implementation_for):
+    """The lowering of a ufunc loop by the CUDA implementation of the ``math`` function."""
     def lower(context, builder, signature, args):
-        return get_unary_impl_for_fn_and_ty(function, signature.args[0])(
-            context, builder, signature, args)
-    return lower
-
-
-def _binary(function):
-    def lower(context, builder, signature, args):
-        return get_binary_impl_for_fn_and_ty(function, signature.args[0])(
+        return implementation_for(function, signature.args[0])(
             context, builder, signature, args)
     return lower
 
@@ -55,25 +49,26 @@ def _complex_rint(context, builder, signature, args):
     return result._getvalue()
 
 
-def complete_ufunc_table():
-    """Add the missing loops to numba-cuda's ufunc table (idempotent)."""
-    table = ufuncs.ufunc_db()
+def _loops():
+    """The loops to add: ``{ufunc: {loop signature: lowering}}``."""
+    loops = {}
     for ufunc, function in _UNARY_MATH.items():
-        loops = table.setdefault(ufunc, {})
-        loops.setdefault("f->f", _unary(function))
-        loops.setdefault("d->d", _unary(function))
-        if ufunc in _COMPLEX:
-            loops.setdefault("F->F", _COMPLEX[ufunc])
-            loops.setdefault("D->D", _COMPLEX[ufunc])
+        lower = _math(function, get_unary_impl_for_fn_and_ty)
+        loops[ufunc] = {"f->f": lower, "d->d": lower}
     for ufunc, function in _BINARY_MATH.items():
-        loops = table.setdefault(ufunc, {})
-        loops.setdefault("ff->f", _binary(function))
-        loops.setdefault("dd->d", _binary(function))
-    rint = table.setdefault(np.rint, {})
-    for loop in ("f->f", "d->d"):
-        rint.setdefault(loop, _real_rint)
-    for loop in ("F->F", "D->D"):
-        rint.setdefault(loop, _complex_rint)
-    nextafter = table.setdefault(np.nextafter, {})
-    for loop in ("ff->f", "dd->d"):
-        nextafter.setdefault(loop, _binary(math.nextafter))
+        lower = _math(function, get_binary_impl_for_fn_and_ty)
+        loops[ufunc] = {"ff->f": lower, "dd->d": lower}
+    for ufunc, lower in _COMPLEX.items():
+        loops[ufunc].update({"F->F": lower, "D->D": lower})
+    loops[np.rint] = {"f->f": _real_rint, "d->d": _real_rint, "F->F": _complex_rint,
+                      "D->D": _complex_rint}
+    return loops
+
+
+def complete_ufunc_table():
+    """Add the missing loops to numba-cuda's ufunc table, keeping any it has (idempotent)."""
+    table = ufuncs.ufunc_db()
+    for ufunc, loops in _loops().items():
+        present = table.setdefault(ufunc, {})
+        for loop, lower in loops.items():
+            present.setdefault(loop, lower)
