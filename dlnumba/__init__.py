@@ -99,6 +99,8 @@ _ON_ANY_DEVICE = {
     "isdtype", "result_type", "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat",
     "expand_dims", "flip", "matrix_transpose", "moveaxis", "permute_dims", "reshape", "squeeze",
     "stack", "unstack", "roll", "tile", "meshgrid", "take", "take_along_axis", "sum", "prod",
-    "max", "min", "mean", "var", "std", "all", "any", *_elementwise_names,
+    "max", "min", "mean", "var", "std", "all", "any", "argmax", "argmin", "count_nonzero",
+    "cumulative_prod", "cumulative_sum", "diff", "linspace", "nonzero", "repeat", "tril", "triu",
+    "where", *_elementwise_names,
 }
 on_host_namespace(globals(), __all__, _ON_ANY_DEVICE)

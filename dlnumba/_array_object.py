@@ -261,9 +261,13 @@ class ndarray:
             source = source._copy(self._dtype)
         target = self if self._strides == c_strides(self._shape) else ndarray._empty(
             self._shape, self._dtype, self._device)
-        device = self._device if self._device != CPU else source._device
-        _cuda(device).copy_bytes(target._address, source._address,
-                                 self.size * self._dtype.itemsize, device.index)
+        arguments = (target._address, source._address, self.size * self._dtype.itemsize)
+        if source._device is CPU:
+            _cuda(self._device).upload(*arguments, self._device.index)
+        elif self._device is CPU:
+            _cuda(source._device).download(*arguments, source._device.index)
+        else:
+            _cuda(self._device).copy_bytes(*arguments, self._device.index)
         if target is not self:
             self._assign(target)
 

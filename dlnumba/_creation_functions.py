@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _dlpack
 from ._arguments import check_int
-from ._array_object import check_scalar_kind, ndarray
+from ._array_object import _cuda, check_scalar_kind, ndarray
 from ._capi import CapsuleType
 from ._devices import CPU, as_device
 from ._dtypes import as_dtype, bfloat16, bool as bool_, complex128, float64, \
@@ -299,8 +299,12 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     compute = complex128 if is_complex else float64  # as NumPy: the bounds' type, then a cast
     values = ndarray._empty((num,), compute, device)
     convert = compute.storage.type
-    _kernels.linspace(values._address, num, convert(start), convert(stop),
-                      num - 1 if endpoint else num, bool(endpoint), _TAGS[compute])
+    arguments = (values._address, num, convert(start), convert(stop),
+                 num - 1 if endpoint else num, bool(endpoint))
+    if device is CPU:
+        _kernels.linspace(*arguments, _TAGS[compute])
+    else:
+        _cuda(device).linspace(*arguments, compute.storage, device.index)
     return values if dtype is compute else values._copy(dtype)
 
 
@@ -362,9 +366,11 @@ def _triangle(name, x, k, lower):
     k = check_int(f"{name} k", k)
     result = x._copy()
     rows, cols = x.shape[-2:]
-    if result.size:
-        _kernels.zero_triangle(result._address, size_of(x.shape[:-2]), rows, cols, k, lower,
-                               _UNITS[x.dtype.itemsize])
+    arguments = (result._address, size_of(x.shape[:-2]), rows, cols, k, lower)
+    if result._device is not CPU:
+        _cuda(result._device).zero_triangle(*arguments, x.dtype.itemsize, result._device.index)
+    elif result.size:
+        _kernels.zero_triangle(*arguments, _UNITS[x.dtype.itemsize])
     return result
 
 

@@ -155,8 +155,9 @@ def import_capsule(capsule):
     ------
     BufferError
         If the capsule was consumed before, is not a DLPack capsule, or describes a tensor that
-        dlnumba cannot hold (the message names the field). The capsule is left untouched, so its
-        producer still frees the tensor.
+        dlnumba cannot hold (the message names the field), or CUDA memory that the driver
+        places on another device than the capsule names. The capsule is left untouched, or
+        its tensor released, so its producer still frees it.
     TypeError
         If ``capsule`` is not a PyCapsule.
     """
@@ -177,6 +178,8 @@ def import_capsule(capsule):
         _REPORT_HEAD.unpack_from(report)
     layout = _LAYOUTS[ndim].unpack_from(report, _capi.REPORT.size)
     device = CPU if device_type in _HOST_READABLE else from_dlpack_device(device_type, device_id)
+    if device is not CPU and 0 not in layout[:ndim]:
+        sys.modules["dlnumba.cuda"].check_pointer(address, device_id)
     return ((address, layout[:ndim], layout[ndim:], DTYPES[dtype_index], device, owner,
              flags & READ_ONLY != 0), flags & IS_COPIED != 0)
 

@@ -13,6 +13,7 @@ import numpy as np
 from ._arguments import check_array, check_int, normalize_axes, normalize_axis
 from ._array_object import _from_numpy, ndarray
 from ._data_type_functions import result_type
+from ._devices import CPU
 from ._indexing_functions import take
 from ._layout import MAX_NDIM, broadcast_shapes as _broadcast_shapes, broadcast_strides, \
     c_strides, reshaped_strides, size_of
@@ -349,16 +350,19 @@ def repeat(x, repeats, /, *, axis=None):
     if isinstance(repeats, ndarray):
         if repeats.dtype.kind not in ("signed integer", "unsigned integer"):
             raise TypeError(f"repeat counts must be an integer array, not {repeats.dtype}")
+        if repeats.device != x.device:
+            raise ValueError(f"repeat: arrays on {x.device} and {repeats.device} cannot be "
+                             "combined")
         if repeats.ndim > 1 or repeats.size not in (1, n):
             raise ValueError(f"repeat counts of shape {repeats.shape} do not match the {n} "
                              "elements along the axis")
-        counts = repeats._numpy().reshape(-1)
+        counts = repeats.to_device(CPU)._numpy().reshape(-1)  # the result's shape needs them
         if (counts.dtype.kind == "i" and (counts < 0).any()):
             raise ValueError("repeat counts must be >= 0")
         if counts.size != 1:
             # Varying counts: gather the elements at their repeated indices.
             indices = np.repeat(np.arange(n), counts.astype(np.int64))
-            return take(x, _from_numpy(indices), axis=axis)
+            return take(x, _from_numpy(indices).to_device(x.device), axis=axis)
         repeats = int(counts[0])
     count = check_int("repeat repeats", repeats)
     if count < 0:

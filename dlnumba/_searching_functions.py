@@ -4,13 +4,17 @@ searchsorted, where."""
 import numpy as np
 
 from ._arguments import check_array, normalize_axis
-from ._array_object import check_scalar_kind, ndarray
+from ._array_object import _cuda, check_scalar_kind, ndarray
 from ._creation_functions import full
 from ._data_type_functions import result_type
+from ._devices import CPU
 from ._dtypes import bool as bool_, int64, promote
+from ._elementwise_functions import _binary
+from ._manipulation_functions import reshape
 from ._layout import broadcast_shapes, broadcast_strides, c_strides, reshaped_strides
 from ._set_functions import _NO_ORDER, _flat
-from ._statistical_functions import (_ALL, _REAL_NUMERIC, _axes, _check_keepdims, _reduce, _shaped)
+from ._statistical_functions import (_ALL, _REAL_NUMERIC, _axes, _check_keepdims, _cumulative,
+                                     _reduce, _shaped)
 from .kernels import _UNITS
 from .kernels.plan import make_plan
 from .kernels.reduction import arg_reduce_array
@@ -29,6 +33,8 @@ def nonzero(x, /):
         raise TypeError(f"nonzero expects a dlnumba.ndarray, not {type(x).__name__}")
     if x.ndim == 0:
         raise ValueError("nonzero needs an array of at least one dimension, not a 0-d array")
+    if x._device is not CPU:
+        return _nonzero_on_device(x)
     unit, codec, components = key_layout(x.dtype)
     layout = (np.array(x.shape, np.int64), np.array(x._strides, np.int64), x._address, unit,
               codec[3], components)
@@ -36,7 +42,26 @@ def nonzero(x, /):
     indices = ndarray._empty((x.ndim, count), int64, x.device)
     if count:
         nonzero_kernel(*layout, indices._numpy())
-    return tuple(indices._view(d * count, (count,), (1,)) for d in range(x.ndim))
+    return _rows(indices)
+
+
+def _nonzero_on_device(x):
+    """:func:`nonzero` on a CUDA device: the flags ``x != 0`` in C order, their running count
+    (its last element is the count, the one value read by the host), then the indices."""
+    flags = x._copy() if x.dtype is bool_ else _binary("not_equal", x, 0)
+    positions = _cumulative("nonzero", "sum", 0, reshape(flags, (flags.size,)), None, int64,
+                            False)
+    count = int(positions[-1:].to_device(CPU)._numpy()[0]) if x.size else 0
+    indices = ndarray._empty((x.ndim, count), int64, x._device)
+    _cuda(x._device).nonzero_indices(flags._address, positions._address, x.shape,
+                                     indices._address, count, x._device.index)
+    return _rows(indices)
+
+
+def _rows(indices):
+    """The rows of a C-contiguous 2-D array, as a tuple of 1-D views."""
+    ndim, count = indices.shape
+    return tuple(indices._view(d * count, (count,), (1,)) for d in range(ndim))
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
@@ -127,6 +152,10 @@ def where(condition, x1, x2, /):
                      c_strides(shape))
     if plan is None:
         return out
+    if out._device is not CPU:
+        _cuda(out._device).where(plan, *(x._address for x in (*operands, out)), dtype.itemsize,
+                                 out._device.index)
+        return out
     arguments = [plan.shape]
     for x, offset, strides in zip((*operands, out), plan.offsets, plan.strides):
         arguments += (x._address + offset * x.dtype.itemsize, strides)
@@ -142,14 +171,25 @@ def _arg(name, op, x, axis, keepdims):
     if axis is not None:
         axis = normalize_axis(axis, x.ndim, name)
         result = ndarray._empty(x._shape[:axis] + x._shape[axis + 1:], int64, x._device)
-        arg_reduce_array(op, x._address, x._strides, x._dtype, x._shape, axis, result._address)
+        _arg_reduce(op, x, x._strides, x._shape, axis, result)
         return _shaped(result, x, (axis,), keepdims)
     strides = reshaped_strides(x._shape, x._strides, (x.size,))
+    flat = x
     if strides is None:  # positions count in C order: walk a C-contiguous copy
-        x, strides = x._copy(), (1,)
+        flat, strides = x._copy(), (1,)
     result = ndarray._empty((), int64, x._device)
-    arg_reduce_array(op, x._address, strides, x._dtype, (x.size,), 0, result._address)
+    _arg_reduce(op, flat, strides, (x.size,), 0, result)
     return _shaped(result, x, tuple(range(x.ndim)), keepdims)
+
+
+def _arg_reduce(op, x, strides, shape, axis, result):
+    """The index reduction ``op`` of ``x``'s memory walked as ``shape`` and ``strides``, on its
+    device, into ``result``."""
+    arguments = (op, x._address, strides, x._dtype, shape, axis, result._address)
+    if x._device is CPU:
+        arg_reduce_array(*arguments)
+    else:
+        _cuda(x._device).arg_reduce_array(*arguments, x._device.index)
 
 
 def argmax(x, /, *, axis=None, keepdims=False):

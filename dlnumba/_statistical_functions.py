@@ -209,8 +209,12 @@ def _cumulative(name, op, identity, x, axis, dtype, include_initial):
         key = (slice(None),) * axis
         out[key + (slice(0, 1),)]._fill(identity)
         target = out[key + (slice(1, None),)]
-    scan_array(op, x._address, x._strides, x._dtype, x._shape, axis, target._address,
-               target._strides, dtype)
+    arguments = (op, x._address, x._strides, x._dtype, x._shape, axis, target._address,
+                 target._strides, dtype)
+    if x._device is CPU:
+        scan_array(*arguments)
+    else:
+        _cuda(x._device).scan_array(*arguments, x._device.index)
     return out
 
 

@@ -4,12 +4,12 @@ The simulator runs kernels as Python, so it never checks that they type and lowe
 CUDA target; NVVM does, given numba-cuda's NVVM and NVRTC libraries. Two steps, each its own
 process because the simulator is chosen at import:
 
-``record OUT``  (under ``NUMBA_ENABLE_CUDASIM=1``) calls every elementwise function, reduction
-and cast on CUDA arrays of every dtype, recording the kernels they ask for instead of running
-them, and writes their keys to the JSON file OUT.
+``record OUT``  (under ``NUMBA_ENABLE_CUDASIM=1``) calls every elementwise function, reduction,
+index reduction, scan and cast on CUDA arrays of every dtype, recording the kernels they ask
+for instead of running them, and writes their keys to the JSON file OUT.
 
 ``compile KEYS SHARD SHARDS``  (without the simulator) compiles every SHARDS-th kernel of KEYS
-and of the indexing kernels, starting at SHARD, and fails if one does not compile or leaves an
+and of the indexing, ``where``, ``nonzero`` and creation kernels, starting at SHARD, and fails if one does not compile or leaves an
 unresolved function (a call NVVM cannot lower, which would only fail when the module loads on
 a GPU). Exits 77 when the NVVM libraries are not installed.
 
@@ -44,6 +44,8 @@ def record(path):
     _kernels._elementwise_kernel = recorder("elementwise")
     _kernels._reduce_kernel = recorder("reduce")
     _kernels._transfer_kernel = recorder("transfer")
+    _kernels._arg_reduce_kernel = recorder("arg_reduce")
+    _kernels._scan_kernel = recorder("scan")
 
     device = xp.Device("cuda", 0)
     dtypes = [getattr(xp, name) for name in (
@@ -55,7 +57,8 @@ def record(path):
             _try(getattr(xp, name), *[arrays[dtype]] * arity)
     for source, target in itertools.product(dtypes, dtypes):
         _try(xp.astype, arrays[source], target)
-    for name in ("sum", "prod", "max", "min", "mean", "var", "std", "all", "any"):
+    for name in ("sum", "prod", "max", "min", "mean", "var", "std", "all", "any",
+                 "count_nonzero", "argmax", "argmin", "cumulative_sum", "cumulative_prod"):
         for dtype, axis in itertools.product(dtypes, (None, 0)):
             _try(getattr(xp, name), arrays[dtype], axis=axis)
     with open(path, "w") as file:
@@ -72,8 +75,8 @@ class _Unlaunched:
 def _try(function, *args, **kwargs):
     try:
         function(*args, **kwargs)
-    except TypeError:
-        pass  # a dtype the function does not take
+    except (TypeError, ValueError):
+        pass  # a dtype the function does not take, or no axis for a 2-D array
 
 
 def _without_a_gpu():
@@ -99,17 +102,23 @@ def compile_shard(path, shard, shards):
     cuda, nbtypes = _without_a_gpu()
     from numba.np.numpy_support import from_dtype
 
+    import numpy as np
+
     import dlnumba as xp
-    from dlnumba.cuda import _kernels
+    from dlnumba.cuda import _creation, _kernels, _searching
     from dlnumba.kernels import _TAGS, _UNITS
 
     def vector(tag):
         return nbtypes.Array(from_dtype(_kernels._storage(tag)), 1, "C")
 
-    i64, layout = nbtypes.int64, nbtypes.int64[::1]
+    i64, layout, flag = nbtypes.int64, nbtypes.int64[::1], nbtypes.boolean
+    flags, int64s = nbtypes.boolean[::1], nbtypes.int64[::1]
     with open(path) as file:
         keys = json.load(file)
-    keys += [(kind, json.dumps([size])) for kind in ("gather", "scatter") for size in _UNITS]
+    keys += [(kind, json.dumps([size])) for kind in ("gather", "scatter", "where", "triangle")
+             for size in _UNITS]
+    keys += [("linspace", json.dumps([dtype])) for dtype in ("float64", "complex128")]
+    keys += [("nonzero", "[]")]
     keys = keys[shard::shards]
     failures = []
     for kind, key in keys:
@@ -119,6 +128,31 @@ def compile_shard(path, shard, shards):
             kernel = getattr(_kernels, f"_{kind}_kernel")
             signature = ((unit, layout, unit, i64) if kind == "gather" else
                          (unit, layout, layout, unit, i64))
+        elif kind == "where":
+            unit = vector(_UNITS[key[0]])
+            kernel = _searching._where_kernel
+            signature = (flags, i64, unit, i64, unit, i64, unit, i64, layout, i64, i64)
+        elif kind == "nonzero":
+            kernel = _searching._nonzero_kernel
+            signature = (flags, int64s, layout, i64, int64s, i64, i64)
+        elif kind == "triangle":
+            kernel = _creation._zero_triangle_kernel
+            signature = (vector(_UNITS[key[0]]), i64, i64, i64, flag, i64)
+        elif kind == "linspace":
+            value = from_dtype(np.dtype(key[0]))
+            kernel = _creation._linspace_kernel
+            signature = (nbtypes.Array(value, 1, "C"), i64, value, value, i64, flag)
+        elif kind == "arg_reduce":
+            name, source = key
+            kernel = _kernels._arg_reduce_kernel(name, getattr(xp, source))
+            signature = (vector(_TAGS[getattr(xp, source)]), i64, int64s, layout, i64, i64, i64,
+                         i64)
+        elif kind == "scan":
+            name, source, target = key
+            source, target = getattr(xp, source), getattr(xp, target)
+            kernel = _kernels._scan_kernel(name, source, target)
+            signature = (vector(_TAGS[source]), i64, vector(_TAGS[target]), i64, layout, i64,
+                         i64, i64, i64, i64)
         elif kind == "transfer":
             source, target = getattr(xp, key[0]), getattr(xp, key[1])
             source_tag, target_tag = _kernels._tags(source, target)

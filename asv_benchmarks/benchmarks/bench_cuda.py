@@ -11,17 +11,20 @@ processes, never in the asv process that forks them.
   transpose: ``xp.asarray(x.T, copy=True)``, ``cupy.ascontiguousarray(c.T)``,
   ``t.T.contiguous()``; ``cudaMemcpy`` is a device-to-device copy of the same bytes into an
   existing buffer (Numba's ``copy_to_device``), the bandwidth the copy kernels aim at.
-- ``TimeCudaTransfer``: 256 MiB between a pinned host buffer (``cuda.pinned_array``, which
-  every library reads in place) and the device. ``method="new"`` allocates the destination
-  (dlnumba ``to_device``, ``cupy.asarray`` / ``.get()``, ``Tensor.to``), and device-to-host
-  lands in ordinary pageable memory; ``"into"`` writes an existing destination (dlnumba
-  ``dst[...] = src``, CuPy ``set`` / ``get(out=)``, ``Tensor.copy_``). ``cudaMemcpy`` is Numba's
-  ``copy_to_device`` / ``copy_to_host`` on the pinned buffer: the bound for both methods.
+- ``TimeCudaTransfer``: 256 MiB between a host buffer and the device; the buffer is pinned
+  (``cuda.pinned_array``, which every library reads in place) or pageable (a NumPy array,
+  which dlnumba stages through its pinned buffers and the others leave to the driver).
+  ``method="new"`` allocates the destination (dlnumba ``to_device``, ``cupy.asarray`` /
+  ``.get()``, ``Tensor.to``), and device-to-host lands in ordinary pageable memory; ``"into"``
+  writes an existing destination (dlnumba ``dst[...] = src``, CuPy ``set`` / ``get(out=)``,
+  ``Tensor.copy_``). ``cudaMemcpy`` is Numba's ``copy_to_device`` / ``copy_to_host`` on the
+  buffer: the bound for both methods.
 - ``TimeCudaFromDLPack``: 100 imports of a 3 x 4 float32 array of another library:
   ``xp.from_dlpack`` of a PyTorch tensor, ``torch.from_dlpack`` of a CuPy array,
   ``cupy.from_dlpack`` of a PyTorch tensor.
-- ``TimeCudaCast``, ``TimeCudaElementwise``, ``TimeCudaReduce``: float32 to float64, ``add``
-  and ``exp``, ``sum`` over all axes, axis 0 and axis 1, on 8192 x 8192 float32 (256 MiB).
+- ``TimeCudaCast``, ``TimeCudaElementwise``, ``TimeCudaReduce``, ``TimeCudaScanAndArgmax``:
+  float32 to float64, ``add`` and ``exp``, ``sum`` over all axes, axis 0 and axis 1, and
+  ``cumulative_sum`` and ``argmax`` along axis 1, on 8192 x 8192 float32 (256 MiB).
 """
 
 import numba
@@ -162,56 +165,57 @@ class TimeCudaCopy(_Timed):
 
 
 class TimeCudaTransfer:
-    params = (["host_to_device", "device_to_host"], ["new", "into"],
+    params = (["host_to_device", "device_to_host"], ["pinned", "pageable"], ["new", "into"],
               LIBRARIES + ["cudaMemcpy"])
-    param_names = ("direction", "method", "library")
+    param_names = ("direction", "memory", "method", "library")
 
-    def setup(self, direction, method, library):
+    def setup(self, direction, memory, method, library):
         _require(library)
         n = _TRANSFER
-        pinned = cached("pinned", lambda: _pinned(_random((n,))))
+        buffer = cached(memory, lambda: _pinned(_random((n,))) if memory == "pinned" else
+                        _random((n,)).copy())
         if direction == "host_to_device":
-            self.run = self._upload(library, method, pinned)
+            self.run = self._upload(library, method, buffer)
         else:
-            self.run = self._download(library, method, pinned, _on_device(library, (n,)))
+            self.run = self._download(library, method, buffer, _on_device(library, (n,)))
 
         def check():
             if direction == "device_to_host":
-                pinned[:] = 0  # the values must come from the device
+                buffer[:] = 0  # the values must come from the device
             assert_matches(_to_host(self.run()), _random((n,)))
 
-        check_once((direction, method, library), check)
+        check_once((direction, memory, method, library), check)
 
     @staticmethod
-    def _upload(library, method, pinned):
-        """Copy the pinned buffer to the device and return the device array."""
+    def _upload(library, method, buffer):
+        """Copy the host buffer to the device and return the device array."""
         if library == "cudaMemcpy":
-            device = _cuda().device_array_like(pinned)
-            return _into(lambda: device.copy_to_device(pinned), device)
-        source = convert(library, pinned)
+            device = _cuda().device_array_like(buffer)
+            return _into(lambda: device.copy_to_device(buffer), device)
+        source = convert(library, buffer)
         if method == "new":
             return {"dlnumba": lambda: source.to_device(_CUDA),
                     "cupy": lambda: _cupy().asarray(source),
                     "torch": lambda: source.to("cuda")}[library]
-        device = _to_device(library, np.zeros_like(pinned))
+        device = _to_device(library, np.zeros_like(buffer))
         return {"dlnumba": _into(lambda: device.__setitem__(..., source), device),
                 "cupy": _into(lambda: device.set(source), device),
                 "torch": lambda: device.copy_(source)}[library]
 
     @staticmethod
-    def _download(library, method, pinned, device):
+    def _download(library, method, buffer, device):
         """Copy the device array to the host and return the host array."""
         if library == "cudaMemcpy":
-            return lambda: device.copy_to_host(pinned)
+            return lambda: device.copy_to_host(buffer)
         if method == "new":
             return {"dlnumba": lambda: device.to_device("cpu"), "cupy": lambda: device.get(),
                     "torch": lambda: device.cpu()}[library]
-        host = convert(library, pinned)
+        host = convert(library, buffer)
         return {"dlnumba": _into(lambda: host.__setitem__(..., device), host),
-                "cupy": lambda: device.get(out=pinned),
+                "cupy": lambda: device.get(out=buffer),
                 "torch": lambda: host.copy_(device)}[library]
 
-    def time_transfer(self, direction, method, library):
+    def time_transfer(self, direction, memory, method, library):
         self.run()
         _synchronize(library)
 
@@ -262,6 +266,26 @@ class TimeCudaElementwise(_Timed):
         a = _random(_SHAPE)
         check_once((function, library), lambda: assert_matches(
             _to_host(self.run()), a + a if function == "add" else np.exp(a), rtol=1e-6))
+
+
+class TimeCudaScanAndArgmax(_Timed):
+    params = (["cumulative_sum", "argmax"], LIBRARIES)
+    param_names = ("function", "library")
+
+    def setup(self, function, library):
+        _require(library)
+        x = _on_device(library, _SHAPE)
+        if library == "dlnumba":
+            self.run = lambda: getattr(xp, function)(x, axis=1)
+        elif function == "cumulative_sum":
+            self.run = lambda: x.cumsum(axis=1) if library == "cupy" else x.cumsum(dim=1)
+        else:
+            self.run = lambda: x.argmax(axis=1) if library == "cupy" else x.argmax(dim=1)
+        a = _random(_SHAPE)
+        expected = (np.cumsum(a, axis=1, dtype=np.float64).astype(np.float32)
+                    if function == "cumulative_sum" else np.argmax(a, axis=1))
+        check_once((function, library), lambda: assert_matches(
+            _to_host(self.run()), expected, rtol=1e-4 if function == "cumulative_sum" else 0))
 
 
 class TimeCudaReduce(_Timed):

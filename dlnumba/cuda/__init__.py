@@ -8,23 +8,45 @@ CI tests them (and ``tests/cuda_ptx.py`` compiles every kernel for a real GPU).
 
 What runs on a CUDA device: allocation, strided copies and casts (one kernel per pair of
 dtypes, any rank and layout), every elementwise function and arithmetic operator (one kernel
-per operation and dtypes), the reductions of the statistical and utility functions (one kernel
-per reduction and dtypes), the gathers and scatters of array indexing, and moves between the
-host and devices, which pack a non-contiguous source on its own device, make one contiguous
-transfer, and unpack on the target. dlnumba's stream is the legacy default stream; exports
-make a consumer's stream wait on it (:func:`hand_over`). User ``@cuda.jit`` kernels take
-dlnumba CUDA arrays (:mod:`._jit_arguments`).
+per operation and dtypes), ``where``, the reductions of the statistical, utility and searching
+functions, index reductions and running sums and products (one kernel per reduction and
+dtypes), ``nonzero``, ``linspace``, ``tril``/``triu``, the gathers and scatters of array
+indexing, and moves between the host and devices, which pack a non-contiguous source on its
+own device, make one contiguous transfer (staged through pinned buffers from and to large
+pageable host memory), and unpack on the target. Sorting, searching sorted
+arrays, sets, ``linalg`` and ``fft`` make a host round trip (``_arguments.on_host``).
+dlnumba's stream is the legacy default stream; exports make a consumer's stream wait on it
+(:func:`hand_over`). User ``@cuda.jit`` kernels take dlnumba CUDA arrays
+(:mod:`._jit_arguments`).
 """
 
-from ._backend import (_INSTALLED, SIMULATOR, allocate, check_device, copy_bytes, device_count,
-                       hand_over)
+import importlib
 
-__all__ = ["SIMULATOR", "allocate", "apply_elementwise",
-           "check_device", "copy_array", "copy_bytes", "device_count", "gather", "hand_over",
-           "reduce_array", "register_jit_arguments", "scatter"]
+from ._backend import (_INSTALLED, SIMULATOR, allocate, check_device, check_pointer, copy_bytes,
+                       device_count, download, hand_over, upload)
+
+__all__ = ["SIMULATOR", "allocate", "apply_elementwise", "arg_reduce_array", "check_device",
+           "check_pointer", "copy_array", "copy_bytes", "device_count", "download", "gather", "hand_over",
+           "linspace", "nonzero_indices", "reduce_array", "register_jit_arguments", "scan_array",
+           "scatter", "upload", "where", "zero_triangle"]
 
 # The kernels (and ``numba.cuda``) are imported on first use: only where numba-cuda is
 # installed, never the deprecated target built into Numba.
+_KERNEL_MODULES = {
+    "apply_elementwise": "._kernels", "arg_reduce_array": "._kernels",
+    "copy_array": "._kernels", "gather": "._kernels", "reduce_array": "._kernels",
+    "scan_array": "._kernels", "scatter": "._kernels",
+    "nonzero_indices": "._searching", "where": "._searching",
+    "linspace": "._creation", "zero_triangle": "._creation",
+}
+
+
+def __getattr__(name):
+    if name not in _KERNEL_MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_KERNEL_MODULES[name], __name__), name)
+    globals()[name] = value
+    return value
 
 
 def register_jit_arguments():
@@ -36,33 +58,3 @@ def register_jit_arguments():
 
 
 register_jit_arguments()
-
-
-def copy_array(*args):
-    """:func:`._kernels.copy_array`."""
-    from ._kernels import copy_array as copy
-    return copy(*args)
-
-
-def apply_elementwise(*args):
-    """:func:`._kernels.apply_elementwise`."""
-    from ._kernels import apply_elementwise as apply
-    return apply(*args)
-
-
-def gather(*args):
-    """:func:`._kernels.gather`."""
-    from ._kernels import gather as gather_elements
-    return gather_elements(*args)
-
-
-def scatter(*args):
-    """:func:`._kernels.scatter`."""
-    from ._kernels import scatter as scatter_elements
-    return scatter_elements(*args)
-
-
-def reduce_array(*args):
-    """:func:`._kernels.reduce_array`."""
-    from ._kernels import reduce_array as reduce
-    return reduce(*args)

@@ -3,6 +3,7 @@ it for kernels, and byte copies. Everything else in this package is the same in 
 
 import ctypes
 import importlib.util
+import threading
 
 import numba
 import numpy as np
@@ -18,7 +19,7 @@ if _INSTALLED:
 if _INSTALLED and SIMULATOR:
     from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
 elif _INSTALLED:
-    from numba.cuda.cudadrv.driver import driver
+    from numba.cuda.cudadrv.driver import CudaAPIError, binding, driver
 
 
 def device_count():
@@ -43,6 +44,23 @@ def check_device(index):
     raise ValueError(f"device cuda:{index} is not available: {reason}")
 
 
+def check_pointer(address, index):
+    """Raise BufferError unless the driver places the memory at ``address`` on CUDA device
+    ``index`` (nothing to ask under the simulator)."""
+    if SIMULATOR:
+        return
+    with cuda.gpus[index]:
+        try:
+            ordinal = driver.cuPointerGetAttribute(
+                binding.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, address)
+        except CudaAPIError:
+            ordinal = None
+    if ordinal is None or int(ordinal) != index:
+        where = "in no CUDA memory" if ordinal is None else f"on cuda:{int(ordinal)}"
+        raise BufferError(f"the tensor names device cuda:{index}, but its data {address:#x} is "
+                          f"{where}, the driver says")
+
+
 def allocate(nbytes, index, zero=False):
     """``nbytes`` of memory on CUDA device ``index``: its address and the object that owns it
     (the memory is freed when the owner dies)."""
@@ -57,13 +75,99 @@ def allocate(nbytes, index, zero=False):
 
 
 def copy_bytes(dst, src, nbytes, index):
-    """Copy ``nbytes`` between any two addresses of host or device memory (unified addressing),
-    in the context of CUDA device ``index``; returns when the copy is done."""
+    """Copy ``nbytes`` between two addresses of device memory (of any devices: unified
+    addressing), in the context of CUDA device ``index``, on dlnumba's stream: later work
+    there sees the copy."""
     if SIMULATOR:
         ctypes.memmove(dst, src, nbytes)
     elif nbytes:
         with cuda.gpus[index]:
             driver.cuMemcpy(dst, src, nbytes)
+
+
+def upload(dst, src, nbytes, index):
+    """Copy ``nbytes`` from host memory at ``src`` to CUDA device ``index`` at ``dst``; returns
+    when ``src`` may change. Pageable memory larger than a chunk is staged through pinned
+    buffers (:func:`_staged`); pinned memory and smaller copies go in one transfer."""
+    _host_transfer(dst, src, nbytes, index, src)
+
+
+def download(dst, src, nbytes, index):
+    """Copy ``nbytes`` from CUDA device ``index`` at ``src`` to host memory at ``dst``; returns
+    when the copy is done. Staged as :func:`upload` is."""
+    _host_transfer(dst, src, nbytes, index, dst)
+
+
+_CHUNK = 8 << 20  # bytes per pinned staging buffer; each device gets two
+_staging = {}  # device index -> (two pinned buffers, their two events, the lock that owns them)
+_staging_lock = threading.Lock()
+
+
+def _host_transfer(dst, src, nbytes, index, host):
+    with cuda.gpus[index]:
+        if nbytes > _CHUNK and _pageable(host):
+            _staged(dst, src, nbytes, index, upload=host == src)
+        elif SIMULATOR:
+            ctypes.memmove(dst, src, nbytes)
+        elif nbytes:
+            driver.cuMemcpy(dst, src, nbytes)
+
+
+def _pageable(address):
+    """Whether the host memory at ``address`` is pageable: neither pinned nor managed (what the
+    driver cannot reach by DMA; all host memory under the simulator)."""
+    if SIMULATOR:
+        return True
+    try:
+        driver.cuPointerGetAttribute(
+            binding.CUpointer_attribute.CU_POINTER_ATTRIBUTE_MEMORY_TYPE, address)
+    except CudaAPIError:  # CUDA_ERROR_INVALID_VALUE: memory the driver does not know
+        return True
+    return False
+
+
+def _staged(dst, src, nbytes, index, upload):
+    """Copy ``nbytes`` between pageable host memory and device ``index`` through the device's
+    two pinned buffers, in chunks: while one chunk moves by DMA, the host copies the next
+    into (or the previous out of) the other buffer; an event per buffer says when it is free."""
+    with _staging_lock:
+        if index not in _staging:
+            _staging[index] = ([cuda.pinned_array(_CHUNK, np.uint8) for _ in range(2)],
+                               [cuda.event() for _ in range(2)], threading.Lock())
+    buffers, events, lock = _staging[index]
+    stream = cuda.legacy_default_stream()
+    chunks = [(offset, min(_CHUNK, nbytes - offset)) for offset in range(0, nbytes, _CHUNK)]
+
+    def unload(k):  # the host copies chunk k out of its buffer
+        offset, n = chunks[k]
+        events[k % 2].synchronize()
+        ctypes.memmove(dst + offset, buffers[k % 2].ctypes.data, n)
+
+    with lock:
+        for k, (offset, n) in enumerate(chunks):
+            buffer = buffers[k % 2].ctypes.data
+            if upload:
+                events[k % 2].synchronize()  # its previous chunk has left the buffer
+                ctypes.memmove(buffer, src + offset, n)
+                _copy_async(dst + offset, buffer, n, stream)
+            else:
+                if k >= 2:
+                    unload(k - 2)
+                _copy_async(buffer, src + offset, n, stream)
+            events[k % 2].record(stream)
+        for k in range(max(0, len(chunks) - 2), len(chunks)):
+            if upload:
+                events[k % 2].synchronize()
+            else:
+                unload(k)
+
+
+def _copy_async(dst, src, nbytes, stream):
+    """Queue a copy of ``nbytes`` on ``stream`` (done at once under the simulator)."""
+    if SIMULATOR:
+        ctypes.memmove(dst, src, nbytes)
+    else:
+        driver.cuMemcpyAsync(dst, src, nbytes, stream.handle)
 
 
 def hand_over(index, stream):
@@ -100,7 +204,8 @@ def plan_view(values):
 
 def launch_shape(n):
     """Blocks and threads per block for a grid-stride kernel over ``n`` items (the simulator
-    runs every thread as a Python thread: one small block)."""
+    runs every thread as a Python thread: one small block). At least 128 blocks: numba-cuda
+    warns of low occupancy below that, and the blocks a small ``n`` leaves idle exit at once."""
     if SIMULATOR:
         return 1, 32
-    return max(1, min(-(-n // 256), 1 << 16)), 256
+    return max(128, min(-(-n // 256), 1 << 16)), 256

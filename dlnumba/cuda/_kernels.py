@@ -1,5 +1,5 @@
-"""CUDA kernels: the strided copy/cast engine, elementwise operations, reductions, and the
-gathers and scatters of array indexing, on one device.
+"""CUDA kernels: the strided copy/cast engine, elementwise operations, reductions (plain, index
+and running), and the gathers and scatters of array indexing, on one device.
 
 A kernel applies one compiled scalar function to every element of a planned layout, one or
 two operands and an output, in a grid-stride loop. The layout travels as an int64 array (the
@@ -13,14 +13,15 @@ so both backends give the same bits. One kernel per (operation, dtypes), compile
 import functools
 
 import numpy as np
-from numba import cuda, njit
+from numba import cuda, int64, njit
 from numba.np.numpy_support import from_dtype
 
+from .._dtypes import computation_dtype
 from .._layout import c_strides, extent, size_of
 from ..kernels import _TAGS, _UNITS
 from ..kernels.elementwise import _implementation, _store, op_tag
 from ..kernels.plan import make_plan
-from ..kernels.reduction import _OP_TAGS, _combine, _identity, _load
+from ..kernels.reduction import _OP_TAGS, _beyond, _combine, _identity, _load
 from ..kernels.transfer import _convert
 from ._backend import SIMULATOR, allocate, copy_bytes, device_view, launch_shape, plan_view
 
@@ -31,9 +32,9 @@ if not SIMULATOR:
 
 @cuda.jit(device=True)
 def _offsets(i, layout, ndim, operands):
-    """The offsets in elements of the flat index ``i`` in the first ``operands`` (2 or 3)
-    strides rows of a layout, the third 0 when there are two."""
-    a = b = c = 0
+    """The offsets in elements of the flat index ``i`` in the first ``operands`` (2 to 4)
+    strides rows of a layout, 0 for the rows beyond them."""
+    a = b = c = d = 0
     rest = i
     k = ndim - 1
     while k >= 0:
@@ -41,11 +42,13 @@ def _offsets(i, layout, ndim, operands):
         r = rest - q * layout[k]
         a += r * layout[ndim + k]
         b += r * layout[2 * ndim + k]
-        if operands == 3:
+        if operands >= 3:
             c += r * layout[3 * ndim + k]
+        if operands == 4:
+            d += r * layout[4 * ndim + k]
         rest = q
         k -= 1
-    return a, b, c
+    return a, b, c, d
 
 
 def _unary_kernel(function):
@@ -54,7 +57,7 @@ def _unary_kernel(function):
     def kernel(x, x_start, out, out_start, layout, ndim, n):
         i = cuda.grid(1)
         while i < n:
-            a, o, _ = _offsets(i, layout, ndim, 2)
+            a, o, _, _ = _offsets(i, layout, ndim, 2)
             out[out_start + o] = function(x[x_start + a])
             i += cuda.gridsize(1)
 
@@ -67,7 +70,7 @@ def _binary_kernel(function):
     def kernel(x, x_start, y, y_start, out, out_start, layout, ndim, n):
         i = cuda.grid(1)
         while i < n:
-            a, b, o = _offsets(i, layout, ndim, 3)
+            a, b, o, _ = _offsets(i, layout, ndim, 3)
             out[out_start + o] = function(x[x_start + a], y[y_start + b])
             i += cuda.gridsize(1)
 
@@ -141,11 +144,11 @@ def _reduce_kernel(name, x_dtype, acc_dtype):
         t = cuda.threadIdx.x
         k = cuda.blockIdx.x
         while k < n_out:
-            base, o, _ = _offsets(k, kept, kept_ndim, 2)
+            base, o, _, _ = _offsets(k, kept, kept_ndim, 2)
             acc = identity()
             j = t
             while j < n_reduced:
-                a, _, _ = _offsets(j, reduced, reduced_ndim, 2)
+                a, _, _, _ = _offsets(j, reduced, reduced_ndim, 2)
                 acc = combine(acc, load(x[x_start + base + a]))
                 j += cuda.blockDim.x
             partials[t] = acc
@@ -158,6 +161,132 @@ def _reduce_kernel(name, x_dtype, acc_dtype):
                 width //= 2
             if t == 0:
                 out[o] = partials[0]
+            cuda.syncthreads()
+            k += cuda.gridDim.x
+
+    return kernel
+
+
+@functools.lru_cache(maxsize=None)
+def _arg_reduce_kernel(name, x_dtype):
+    """The kernel of the index reduction ``name`` ("max" or "min") of ``x_dtype`` elements: one
+    block per kept element; each thread finds the first extreme (a NaN counts as one) of its
+    strided share of the run, then the block keeps, in a tree, the better of each pair (the
+    earlier on a tie)."""
+    op, x_tag = _OP_TAGS[name], _TAGS[x_dtype]
+    compute_tag = _TAGS[computation_dtype(x_dtype)]
+    value_type = from_dtype(computation_dtype(x_dtype).storage)
+
+    @njit
+    def load(value):
+        return _convert(value, x_tag, compute_tag)
+
+    @njit
+    def beyond(value, best):
+        return _beyond(op, value, best)
+
+    @njit
+    def replaces(value, position, best, best_position):
+        """Whether ``(value, position)`` is a better extreme than ``(best, best_position)``."""
+        if value != value or best != best:
+            return value != value and (best == best or position < best_position)
+        return beyond(value, best) or (value == best and position < best_position)
+
+    @cuda.jit
+    def kernel(x, x_start, out, kept, kept_ndim, n_out, n, stride):
+        values = cuda.shared.array(_REDUCE_THREADS, value_type)
+        positions = cuda.shared.array(_REDUCE_THREADS, int64)
+        t = cuda.threadIdx.x
+        k = cuda.blockIdx.x
+        while k < n_out:
+            base, o, _, _ = _offsets(k, kept, kept_ndim, 2)
+            start = x_start + base
+            position = min(t, n - 1)  # a thread without elements takes the last (ties: the earlier)
+            best = load(x[start + position * stride])
+            j = t + cuda.blockDim.x
+            while j < n and best == best:
+                value = load(x[start + j * stride])
+                if beyond(value, best):
+                    best, position = value, j
+                j += cuda.blockDim.x
+            values[t], positions[t] = best, position
+            cuda.syncthreads()
+            width = cuda.blockDim.x // 2
+            while width > 0:
+                if t < width and replaces(values[t + width], positions[t + width], values[t],
+                                          positions[t]):
+                    values[t], positions[t] = values[t + width], positions[t + width]
+                cuda.syncthreads()
+                width //= 2
+            if t == 0:
+                out[o] = positions[0]
+            cuda.syncthreads()
+            k += cuda.gridDim.x
+
+    return kernel
+
+
+@functools.lru_cache(maxsize=None)
+def _scan_kernel(name, x_dtype, out_dtype):
+    """The kernel of the running reduction ``name`` ("sum" or "prod") of ``x_dtype`` elements
+    into ``out_dtype``: one block per run; each thread takes a contiguous share of the run and
+    totals it, the block turns the totals into the running value before each share, and each
+    thread writes its share's running values, rounded to ``out_dtype`` at each step."""
+    op, x_tag, out_tag = _OP_TAGS[name], _TAGS[x_dtype], _TAGS[out_dtype]
+    compute_tag = _TAGS[computation_dtype(out_dtype)]
+    compute_type = from_dtype(computation_dtype(out_dtype).storage)
+
+    @njit
+    def load(value):
+        return _convert(value, x_tag, compute_tag)
+
+    @njit
+    def store(value):
+        return _store(value, out_tag)
+
+    @njit
+    def rounded(value):
+        return _convert(store(value), out_tag, compute_tag)
+
+    @njit
+    def combine(a, b):
+        return _combine(op, a, b)
+
+    @njit
+    def identity():
+        return _identity(op, compute_tag)
+
+    @cuda.jit
+    def kernel(x, x_start, out, out_start, lanes, lanes_ndim, n_lanes, n, x_stride, out_stride):
+        totals = cuda.shared.array(_REDUCE_THREADS, compute_type)
+        t = cuda.threadIdx.x
+        share = (n + cuda.blockDim.x - 1) // cuda.blockDim.x
+        first = t * share
+        last = min(first + share, n)
+        k = cuda.blockIdx.x
+        while k < n_lanes:
+            x_base, out_base, _, _ = _offsets(k, lanes, lanes_ndim, 2)
+            x_base += x_start
+            out_base += out_start
+            total = identity()
+            if first < last:
+                total = load(x[x_base + first * x_stride])
+            for j in range(first + 1, last):
+                total = combine(total, load(x[x_base + j * x_stride]))
+            totals[t] = total
+            cuda.syncthreads()
+            if t == 0:  # the running value before each share, from the first share's total on
+                running = totals[0]
+                for u in range(1, cuda.blockDim.x):
+                    total = totals[u]
+                    totals[u] = running
+                    running = combine(running, total)
+            cuda.syncthreads()
+            running = totals[t]
+            for j in range(first, last):
+                value = load(x[x_base + j * x_stride])
+                running = rounded(value if j == 0 else combine(running, value))
+                out[out_base + j * out_stride] = store(running)
             cuda.syncthreads()
             k += cuda.gridDim.x
 
@@ -280,8 +409,6 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
     if n_out == 0:
         return
     n_reduced = size_of(tuple(shape[d] for d in axes))
-    low, high = extent(shape, x_strides) or (0, 0)  # no reduced elements: nothing is read
-    size = x_dtype.itemsize
     kept_layout = np.array([kept_shape, [x_strides[d] for d in kept], c_strides(kept_shape)],
                            np.int64).reshape(-1)
     reduced_layout = np.array([[shape[d] for d in axes], [x_strides[d] for d in axes],
@@ -289,11 +416,69 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
     blocks, threads = launch_shape(n_out * _REDUCE_THREADS)
     threads = min(threads, _REDUCE_THREADS)
     with cuda.gpus[index]:
-        x = device_view(x_address + low * size, high - low + 1, _storage(_TAGS[x_dtype]))
+        x, x_start = _view_of(x_address, shape, x_strides, x_dtype)
         out = device_view(acc_address, n_out, acc_dtype.storage)
-        _reduce_kernel(name, x_dtype, acc_dtype)[min(blocks, n_out), threads](
-            x, -low, out, plan_view(kept_layout), len(kept), plan_view(reduced_layout),
+        _reduce_kernel(name, x_dtype, acc_dtype)[blocks, threads](
+            x, x_start, out, plan_view(kept_layout), len(kept), plan_view(reduced_layout),
             len(axes), n_out, n_reduced)
+        cuda.synchronize()
+
+
+def _run_layout(shape, axis, *strides):
+    """The layout of the runs along ``axis``: the other dimensions' shape, then their strides in
+    each of ``strides``; and the number of runs."""
+    kept = [d for d in range(len(shape)) if d != axis]
+    kept_shape = [shape[d] for d in kept]
+    layout = np.array([kept_shape, *([s[d] for d in kept] for s in strides)], np.int64)
+    return layout.reshape(-1), size_of(tuple(kept_shape))
+
+
+def _view_of(address, shape, strides, dtype):
+    """The device view of the elements a layout reaches from ``address``, and the index in it of
+    the element at ``address`` (a layout of no elements: a view of one, never read)."""
+    low, high = extent(shape, strides) or (0, 0)
+    size = dtype.itemsize
+    return device_view(address + low * size, high - low + 1, _storage(_TAGS[dtype])), -low
+
+
+def arg_reduce_array(name, x_address, x_strides, x_dtype, shape, axis, out_address, index):
+    """The position of the first maximum (``name="max"``) or minimum (``"min"``) along ``axis``
+    on CUDA device ``index``; the arguments are those of
+    :func:`dlnumba.kernels.reduction.arg_reduce_array`, and so is the result."""
+    out_strides = c_strides(shape[:axis] + shape[axis + 1:])
+    layout, n_out = _run_layout(shape, axis, x_strides,
+                                out_strides[:axis] + (0,) + out_strides[axis:])
+    if n_out == 0:
+        return
+    blocks, threads = launch_shape(n_out * _REDUCE_THREADS)
+    with cuda.gpus[index]:
+        x, x_start = _view_of(x_address, shape, x_strides, x_dtype)
+        out = device_view(out_address, n_out, np.dtype(np.int64))
+        _arg_reduce_kernel(name, x_dtype)[blocks, min(threads, _REDUCE_THREADS)](
+            x, x_start, out, plan_view(layout), len(shape) - 1, n_out, shape[axis],
+            x_strides[axis])
+        cuda.synchronize()
+
+
+def scan_array(name, x_address, x_strides, x_dtype, shape, axis, out_address, out_strides,
+               out_dtype, index):
+    """The running sum (``name="sum"``) or product (``"prod"``) along ``axis`` on CUDA device
+    ``index``; the arguments are those of :func:`dlnumba.kernels.reduction.scan_array`, and so
+    is the result (floating-point values may differ in the last bits: each share of a run
+    starts from its predecessors' totals)."""
+    layout, n_lanes = _run_layout(shape, axis, x_strides, out_strides)
+    n = shape[axis]
+    if n_lanes == 0 or n == 0:
+        return
+    blocks, threads = launch_shape(n_lanes * _REDUCE_THREADS)
+    # Short runs would leave most of a block idle: one warp each for them.
+    threads = min(threads, _REDUCE_THREADS if n >= 8 * _REDUCE_THREADS else 32)
+    with cuda.gpus[index]:
+        x, x_start = _view_of(x_address, shape, x_strides, x_dtype)
+        out, out_start = _view_of(out_address, shape, out_strides, out_dtype)
+        _scan_kernel(name, x_dtype, out_dtype)[blocks, threads](
+            x, x_start, out, out_start, plan_view(layout), len(shape) - 1, n_lanes, n,
+            x_strides[axis], out_strides[axis])
         cuda.synchronize()
 
 

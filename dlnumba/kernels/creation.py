@@ -26,29 +26,45 @@ def _divide_overload(value, count):
     return lambda value, count: value / count
 
 
+def _as_type_of(i, like):
+    """The integer ``i`` as a value of ``like``'s type: float or complex (compiled only)."""
+
+
+@overload(_as_type_of, jit_options={"nogil": True})
+def _as_type_of_overload(i, like):
+    if isinstance(like, types.Complex):
+        return lambda i, like: complex(float(i), 0.0)
+    return lambda i, like: float(i)
+
+
+@njit(nogil=True)
+def linspace_value(i, num, start, stop, div, endpoint):
+    """The ``i``-th of ``num`` values from ``start`` in steps of ``(stop - start) / div``, with
+    NumPy's arithmetic; the last is ``stop`` exactly when ``endpoint`` (the scalar code of
+    both backends' kernels)."""
+    if endpoint and num > 1 and i == num - 1:
+        return stop
+    delta = stop - start
+    step = _divide(delta, div) if div > 0 else delta
+    value = _as_type_of(i, start)
+    # NumPy multiplies by the step, or (no step, or one that underflows to 0) divides by div
+    # and multiplies by delta.
+    if div <= 0 or step == 0:
+        value = (_divide(value, div) if div > 0 else value) * delta
+    else:
+        value = value * step
+    return value + start
+
+
 @njit(cache=True, nogil=True)
 def linspace(out_address, num, start, stop, div, endpoint, tag):
-    """Write ``num`` values from ``start`` in steps of ``(stop - start) / div`` to
-    ``out_address``, with NumPy's arithmetic; the last is ``stop`` exactly when ``endpoint``.
+    """Write the ``num`` values of :func:`linspace_value` to ``out_address``.
 
     ``start``, ``stop`` and ``tag`` have the result's dtype (float64 or complex128).
     """
     out = _typed_pointer(out_address, tag)
-    delta = stop - start
-    step = _divide(delta, div) if div > 0 else delta
-    # NumPy multiplies by the step, or (no step, or one that underflows to 0) divides by div
-    # and multiplies by delta.
-    by_delta = div <= 0 or step == 0
     for i in range(num):
-        out[i] = i  # i in the result's dtype
-        value = out[i]
-        if by_delta:
-            value = (_divide(value, div) if div > 0 else value) * delta
-        else:
-            value = value * step
-        out[i] = value + start
-    if endpoint and num > 1:
-        out[num - 1] = stop
+        out[i] = linspace_value(i, num, start, stop, div, endpoint)
 
 
 @njit(cache=True, nogil=True)
