@@ -46,11 +46,12 @@ def nonzero(x, /):
 
 
 def _nonzero_on_device(x):
-    """:func:`nonzero` on a CUDA device: the flags ``x != 0`` in C order, their running count
-    (its last element is the count, the one value read by the host), then the indices."""
-    flags = x._copy() if x.dtype is bool_ else _binary("not_equal", x, 0)
-    positions = _cumulative("nonzero", "sum", 0, reshape(flags, (flags.size,)), None, int64,
-                            False)
+    """:func:`nonzero` on a CUDA device: the flags ``x != 0`` in C order (a copy unless they
+    are C-contiguous), their running count (its last element is the count, the one value read
+    by the host), then the indices."""
+    flags = x if x.dtype is bool_ else _binary("not_equal", x, 0)
+    flags = reshape(flags, (flags.size,), copy=flags._strides != c_strides(flags.shape))
+    positions = _cumulative("nonzero", "sum", 0, flags, None, int64, False)
     count = int(positions[-1:].to_device(CPU)._numpy()[0]) if x.size else 0
     indices = ndarray._empty((x.ndim, count), int64, x._device)
     _cuda(x._device).nonzero_indices(flags._address, positions._address, x.shape,

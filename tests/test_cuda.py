@@ -333,6 +333,25 @@ def test_where_and_nonzero_on_device_match_the_host_engine(data):
         _assert_same(result, expected)
 
 
+def test_nonzero_of_transposed_and_stepped_arrays_on_device():
+    """The flags of a layout that is not C-contiguous are counted in C order."""
+    x = xp.asarray(np.arange(24.0).reshape(2, 3, 4) % 5)
+    on_device = x.to_device(CUDA)
+    for view in (lambda a: a.mT, lambda a: xp.permute_dims(a, (2, 0, 1)),
+                 lambda a: a[:, ::-1, ::2], lambda a: xp.astype(a, xp.bool)[::-1].mT):
+        for result, expected in zip(xp.nonzero(view(on_device)), xp.nonzero(view(x)),
+                                    strict=True):
+            _assert_same(result, expected)
+
+
+def test_float16_running_sums_round_at_each_step_on_device():
+    ones = xp.ones(4096, dtype=xp.float16)
+    expected = xp.cumulative_sum(ones, dtype=xp.float16)
+    result = xp.cumulative_sum(ones.to_device(CUDA), dtype=xp.float16)
+    _assert_same(result, expected)
+    assert host(result)[-1] == 2048  # 2048 + 1 rounds to 2048 in float16, as in NumPy
+
+
 def test_nonzero_of_empty_and_all_zero_arrays_on_device():
     for shape in ((0,), (2, 0, 3), (3, 4)):
         result = xp.nonzero(xp.zeros(shape, device=CUDA))

@@ -16,7 +16,7 @@ import numpy as np
 from numba import cuda, int64, njit
 from numba.np.numpy_support import from_dtype
 
-from .._dtypes import computation_dtype
+from .._dtypes import bfloat16, computation_dtype, float16
 from .._layout import c_strides, extent, size_of
 from ..kernels import _TAGS, _UNITS
 from ..kernels.elementwise import _implementation, _store, op_tag
@@ -116,6 +116,7 @@ def _elementwise_kernel(name, kind, dtypes, compute_dtype):
 
 
 _REDUCE_THREADS = 256  # the most threads a reduction block has (a power of 2)
+_ROUNDED_EACH_STEP = (bfloat16, float16)
 
 
 @functools.lru_cache(maxsize=None)
@@ -464,15 +465,17 @@ def scan_array(name, x_address, x_strides, x_dtype, shape, axis, out_address, ou
                out_dtype, index):
     """The running sum (``name="sum"``) or product (``"prod"``) along ``axis`` on CUDA device
     ``index``; the arguments are those of :func:`dlnumba.kernels.reduction.scan_array`, and so
-    is the result (floating-point values may differ in the last bits: each share of a run
+    is the result (float32 and wider values may differ in the last bits: each share of a run
     starts from its predecessors' totals)."""
     layout, n_lanes = _run_layout(shape, axis, x_strides, out_strides)
     n = shape[axis]
     if n_lanes == 0 or n == 0:
         return
     blocks, threads = launch_shape(n_lanes * _REDUCE_THREADS)
-    # Short runs would leave most of a block idle: one warp each for them.
-    threads = min(threads, _REDUCE_THREADS if n >= 8 * _REDUCE_THREADS else 32)
+    # Short runs would leave most of a block idle: one warp each for them. A float16 or
+    # bfloat16 running value is rounded at each step: one thread walks each run in order.
+    threads = (1 if out_dtype in _ROUNDED_EACH_STEP else
+               min(threads, _REDUCE_THREADS if n >= 8 * _REDUCE_THREADS else 32))
     with cuda.gpus[index]:
         x, x_start = _view_of(x_address, shape, x_strides, x_dtype)
         out, out_start = _view_of(out_address, shape, out_strides, out_dtype)
