@@ -75,9 +75,10 @@ def allocate(nbytes, index, zero=False):
 
 
 def copy_bytes(dst, src, nbytes, index):
-    """Copy ``nbytes`` between two addresses of device memory (of any devices: unified
+    """Copy ``nbytes`` between any two addresses of host or device memory (unified
     addressing), in the context of CUDA device ``index``, on dlnumba's stream: later work
-    there sees the copy."""
+    there sees the copy, and a copy to or from pageable host memory is done when it returns.
+    Moves between the host and a device go through :func:`upload` and :func:`download`."""
     if SIMULATOR:
         ctypes.memmove(dst, src, nbytes)
     elif nbytes:
@@ -107,10 +108,8 @@ def _host_transfer(dst, src, nbytes, index, host):
     with cuda.gpus[index]:
         if nbytes > _CHUNK and _pageable(host):
             _staged(dst, src, nbytes, index, upload=host == src)
-        elif SIMULATOR:
-            ctypes.memmove(dst, src, nbytes)
-        elif nbytes:
-            driver.cuMemcpy(dst, src, nbytes)
+        else:
+            copy_bytes(dst, src, nbytes, index)
 
 
 def _pageable(address):

@@ -16,9 +16,9 @@ import numpy as np
 from numba import cuda, int64, njit
 from numba.np.numpy_support import from_dtype
 
-from .._dtypes import bfloat16, computation_dtype, float16
+from .._dtypes import computation_dtype
 from .._layout import c_strides, extent, size_of
-from ..kernels import _TAGS, _UNITS
+from ..kernels import _COMPUTED, _TAGS, _UNITS
 from ..kernels.elementwise import _implementation, _store, op_tag
 from ..kernels.plan import make_plan
 from ..kernels.reduction import _OP_TAGS, _beyond, _combine, _identity, _load
@@ -116,7 +116,6 @@ def _elementwise_kernel(name, kind, dtypes, compute_dtype):
 
 
 _REDUCE_THREADS = 256  # the most threads a reduction block has (a power of 2)
-_ROUNDED_EACH_STEP = (bfloat16, float16)
 
 
 @functools.lru_cache(maxsize=None)
@@ -404,14 +403,10 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
     accumulator; the arguments are those of :func:`dlnumba.kernels.reduction.reduce_array`,
     and so is the result (floating-point sums may differ in the last bits: the order of
     additions is the blocks' tree, not the CPU's pairwise blocks)."""
-    kept = [d for d in range(len(shape)) if d not in axes]
-    kept_shape = tuple(shape[d] for d in kept)
-    n_out = size_of(kept_shape)
+    kept_layout, kept_ndim, n_out = _kept_layout(shape, axes, x_strides)
     if n_out == 0:
         return
     n_reduced = size_of(tuple(shape[d] for d in axes))
-    kept_layout = np.array([kept_shape, [x_strides[d] for d in kept], c_strides(kept_shape)],
-                           np.int64).reshape(-1)
     reduced_layout = np.array([[shape[d] for d in axes], [x_strides[d] for d in axes],
                                [0] * len(axes)], np.int64).reshape(-1)
     blocks, threads = launch_shape(n_out * _REDUCE_THREADS)
@@ -420,18 +415,20 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
         x, x_start = _view_of(x_address, shape, x_strides, x_dtype)
         out = device_view(acc_address, n_out, acc_dtype.storage)
         _reduce_kernel(name, x_dtype, acc_dtype)[blocks, threads](
-            x, x_start, out, plan_view(kept_layout), len(kept), plan_view(reduced_layout),
+            x, x_start, out, plan_view(kept_layout), kept_ndim, plan_view(reduced_layout),
             len(axes), n_out, n_reduced)
         cuda.synchronize()
 
 
-def _run_layout(shape, axis, *strides):
-    """The layout of the runs along ``axis``: the other dimensions' shape, then their strides in
-    each of ``strides``; and the number of runs."""
-    kept = [d for d in range(len(shape)) if d != axis]
-    kept_shape = [shape[d] for d in kept]
-    layout = np.array([kept_shape, *([s[d] for d in kept] for s in strides)], np.int64)
-    return layout.reshape(-1), size_of(tuple(kept_shape))
+def _kept_layout(shape, axes, x_strides, out_strides=None):
+    """The layout of the dimensions of ``shape`` not in ``axes``: their shape, their strides in
+    ``x_strides``, then in ``out_strides`` (C-contiguous over them if None); the number of
+    those dimensions and of their elements."""
+    kept = [d for d in range(len(shape)) if d not in axes]
+    kept_shape = tuple(shape[d] for d in kept)
+    out = c_strides(kept_shape) if out_strides is None else [out_strides[d] for d in kept]
+    layout = np.array([kept_shape, [x_strides[d] for d in kept], out], np.int64)
+    return layout.reshape(-1), len(kept), size_of(kept_shape)
 
 
 def _view_of(address, shape, strides, dtype):
@@ -446,9 +443,7 @@ def arg_reduce_array(name, x_address, x_strides, x_dtype, shape, axis, out_addre
     """The position of the first maximum (``name="max"``) or minimum (``"min"``) along ``axis``
     on CUDA device ``index``; the arguments are those of
     :func:`dlnumba.kernels.reduction.arg_reduce_array`, and so is the result."""
-    out_strides = c_strides(shape[:axis] + shape[axis + 1:])
-    layout, n_out = _run_layout(shape, axis, x_strides,
-                                out_strides[:axis] + (0,) + out_strides[axis:])
+    layout, kept_ndim, n_out = _kept_layout(shape, (axis,), x_strides)
     if n_out == 0:
         return
     blocks, threads = launch_shape(n_out * _REDUCE_THREADS)
@@ -456,7 +451,7 @@ def arg_reduce_array(name, x_address, x_strides, x_dtype, shape, axis, out_addre
         x, x_start = _view_of(x_address, shape, x_strides, x_dtype)
         out = device_view(out_address, n_out, np.dtype(np.int64))
         _arg_reduce_kernel(name, x_dtype)[blocks, min(threads, _REDUCE_THREADS)](
-            x, x_start, out, plan_view(layout), len(shape) - 1, n_out, shape[axis],
+            x, x_start, out, plan_view(layout), kept_ndim, n_out, shape[axis],
             x_strides[axis])
         cuda.synchronize()
 
@@ -467,20 +462,20 @@ def scan_array(name, x_address, x_strides, x_dtype, shape, axis, out_address, ou
     ``index``; the arguments are those of :func:`dlnumba.kernels.reduction.scan_array`, and so
     is the result (float32 and wider values may differ in the last bits: each share of a run
     starts from its predecessors' totals)."""
-    layout, n_lanes = _run_layout(shape, axis, x_strides, out_strides)
+    layout, lanes_ndim, n_lanes = _kept_layout(shape, (axis,), x_strides, out_strides)
     n = shape[axis]
     if n_lanes == 0 or n == 0:
         return
     blocks, threads = launch_shape(n_lanes * _REDUCE_THREADS)
     # Short runs would leave most of a block idle: one warp each for them. A float16 or
     # bfloat16 running value is rounded at each step: one thread walks each run in order.
-    threads = (1 if out_dtype in _ROUNDED_EACH_STEP else
+    threads = (1 if out_dtype in _COMPUTED else
                min(threads, _REDUCE_THREADS if n >= 8 * _REDUCE_THREADS else 32))
     with cuda.gpus[index]:
         x, x_start = _view_of(x_address, shape, x_strides, x_dtype)
         out, out_start = _view_of(out_address, shape, out_strides, out_dtype)
         _scan_kernel(name, x_dtype, out_dtype)[blocks, threads](
-            x, x_start, out, out_start, plan_view(layout), len(shape) - 1, n_lanes, n,
+            x, x_start, out, out_start, plan_view(layout), lanes_ndim, n_lanes, n,
             x_strides[axis], out_strides[axis])
         cuda.synchronize()
 
