@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test bench clean
+.PHONY: demo test test-thorough conformance bench clean
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,26 @@ demo: $(VENV)/.demo
 
 test: $(VENV)/.test
 	$(PY) -m pytest -q -n auto
+
+# The long fuzzers (DLPack capsules, view bounds) under faulthandler, one fresh hypothesis seed
+# after another (each printed, to reproduce with --hypothesis-seed), for FUZZ_SECONDS in all.
+FUZZ_SECONDS ?= 600
+test-thorough: $(VENV)/.test
+	end=$$(( $$(date +%s) + $(FUZZ_SECONDS) )); seed=$${FUZZ_SEED:-$$(date +%s)}; \
+	while [ $$(date +%s) -lt $$end ]; do \
+		echo "hypothesis seed $$seed"; \
+		HYPOTHESIS_PROFILE=thorough $(PY) -X faulthandler -m pytest -q -p no:xdist \
+			-p no:cacheprovider --hypothesis-seed=$$seed \
+			tests/test_dlpack_fuzz.py tests/test_bounds.py || exit 1; \
+		seed=$$((seed + 1)); \
+	done
+
+# The data-apis array-api-tests suite (ARRAY_API_TESTS, a checkout with its runner) against
+# dlnumba, every test passing; CONFORMANCE_ARGS go to pytest (CI: bounded and seeded).
+ARRAY_API_TESTS ?= ../shared/array-api-tests
+CONFORMANCE_ARGS ?= --max-examples=20 --hypothesis-disable-deadline --hypothesis-seed=1
+conformance: $(VENV)/.test
+	PYTHON=$(abspath $(PY)) $(ARRAY_API_TESTS)/run -n auto $(CONFORMANCE_ARGS)
 
 # The asv suite on the working tree (results under HEAD's hash), then the dlnumba/peer ratios,
 # worst first, and the HTML report. QUICK=1 runs each benchmark once; ONLY=regex picks some.

@@ -317,7 +317,9 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
     if data < 0 or byte_offset < 0 or byte_offset > _LIMIT:
         return _fail(report, BAD_ADDRESS, -1)
     base = data + byte_offset
-    if base < data or base + low < 0 or high + itemsize > 0x7FFFFFFFFFFFFFFF - base:
+    # An element may lie anywhere from address 1 (0 is NULL: no memory is there) to 2**63 - 1.
+    if base < data or base + low < (0 if empty else 1) or \
+            high + itemsize > 0x7FFFFFFFFFFFFFFF - base:
         return _fail(report, BAD_ADDRESS, -1)
     _store_word(report + 8, base)
     _store_word(report, OK)

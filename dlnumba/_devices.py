@@ -140,6 +140,7 @@ def check_available(device):
 
 
 def available_devices():
-    """The devices arrays can live on: the CPU, then each usable CUDA device."""
+    """The devices arrays can live on: the CPU, then each usable CUDA device (a tuple, as the
+    2025.12 standard's ``devices()`` returns)."""
     from . import cuda
-    return [CPU] + [Device("cuda", index) for index in range(cuda.device_count())]
+    return (CPU,) + tuple(Device("cuda", index) for index in range(cuda.device_count()))

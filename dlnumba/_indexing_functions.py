@@ -85,7 +85,8 @@ def _add_offsets(offsets, index, shape, size, stride, axis):
 
 def _mask_offsets(x, mask):
     k = mask.ndim
-    if mask.shape != x.shape[:k]:
+    # each size matches the array's, or is 0 (an empty mask: it selects nothing)
+    if k > x.ndim or any(m not in (n, 0) for m, n in zip(mask.shape, x.shape)):
         raise IndexError(f"boolean index of shape {mask.shape} does not match the array's "
                          f"leading dimensions {x.shape[:k]}")
     flags = mask.to_device(CPU)._copy()._numpy().view(np.uint8).reshape(-1)

@@ -107,7 +107,8 @@ def view_of(key, shape, strides):
             n = len(range(start, stop, step))
             offset += start * strides[axis] if n else 0
             new_shape.append(n)
-            new_strides.append(strides[axis] * step)
+            # a step over one element or none moves nothing: it must not grow the stride
+            new_strides.append(strides[axis] * step if n > 1 else strides[axis])
             axis += 1
         else:
             i = _as_integer_index(k)

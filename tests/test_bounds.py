@@ -16,6 +16,8 @@ import dlnumba as xp
 
 from dlpack_forge import READ_ONLY, Forged
 
+LIMIT = 2**62  # the bytes a dlnumba array may span
+
 
 def byte_range(x):
     """The first and one-past-last byte any element of ``x`` touches (None when empty)."""
@@ -28,8 +30,16 @@ def byte_range(x):
     return low, high + x.dtype.itemsize
 
 
+def strides_fit(x):
+    """Whether each byte stride of ``x``, times its axis' size, stays within 2**62 (the bound
+    DLPack import keeps), so that NumPy, repr and every DLPack consumer can take the layout."""
+    itemsize = x.dtype.itemsize
+    return all(abs(s * itemsize) * max(n, 1) <= LIMIT for n, s in zip(x.shape, x._strides))
+
+
 def inside(view, base):
-    """Whether every byte ``view`` reaches lies within ``base``'s bytes."""
+    """Whether every byte ``view`` reaches lies within ``base``'s bytes, its strides fitting."""
+    assert strides_fit(view), (view.shape, view._strides)
     span = byte_range(view)
     if span is None:
         return True
@@ -65,6 +75,65 @@ def test_getitem_views_stay_inside(key):
     view = x[tuple(key)]
     assert inside(view, x)
     np.testing.assert_array_equal(view._numpy(), expected)
+
+
+def test_huge_step_on_one_element_keeps_the_stride():
+    """Regression: ``x[::192153584101141163]`` on a (2, 3, 4) int32 array made a first stride
+    of 2**61 + 4 elements, and np.asarray and repr raised OverflowError."""
+    x = base_array()
+    view = x[::192153584101141163]
+    assert view.shape == (1, 3, 4) and view._strides == (12, 4, 1)
+    np.testing.assert_array_equal(np.asarray(view), np.arange(12).reshape(1, 3, 4))
+    assert "[[[ 0,  1,  2,  3]" in repr(view)
+    assert x[5:2:2**70]._strides == (12, 4, 1)
+
+
+def _view_operations(argument, shape):
+    """Each view-making operation, as a pair (dlnumba's, NumPy's), for an array of ``shape``."""
+    ndim = len(shape)
+    axes = tuple(sorted(range(ndim), key=lambda i: (argument * (i + 1)) % 7))
+    ones = tuple(i for i, n in enumerate(shape) if n == 1)
+    new_shape = (-1,) if argument % 2 else tuple(n for n in shape if n != 1)[::-1]
+    return {
+        "permute": (lambda x: xp.permute_dims(x, axes), lambda a: np.transpose(a, axes)),
+        "expand": (lambda x: xp.expand_dims(x, axis=argument % (ndim + 1)),
+                   lambda a: np.expand_dims(a, argument % (ndim + 1))),
+        "squeeze": (lambda x: xp.squeeze(x, axis=ones), lambda a: np.squeeze(a, axis=ones)),
+        "broadcast": (lambda x: xp.broadcast_to(x, (argument % 3,) + shape),
+                      lambda a: np.broadcast_to(a, (argument % 3,) + shape)),
+        "reshape": (lambda x: xp.reshape(x, new_shape), lambda a: np.reshape(a, new_shape)),
+        "flip": (xp.flip, np.flip),
+        "mT": (lambda x: x.mT, lambda a: np.swapaxes(a, -1, -2)),
+        "dlpack": (lambda x: xp.from_dlpack(x.__dlpack__(max_version=(1, 3))), lambda a: a),
+    }
+
+
+operations = st.lists(st.one_of(
+    st.tuples(st.just("index"), keys.map(tuple)),
+    st.tuples(st.sampled_from(sorted(_view_operations(0, ()))), st.integers(0, 6))),
+    max_size=6)
+
+
+@given(operations)
+def test_chained_views_keep_strides_in_int64(chain):
+    """Any chain of view-making operations (basic indexing with huge steps, permute_dims,
+    expand_dims, squeeze, broadcast_to, reshape, flip, mT, DLPack import) gives views whose
+    byte strides fit, that NumPy reads and repr prints, with NumPy's values."""
+    a = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    x = base_array()
+    for operation, argument in chain:
+        if operation == "index":
+            ours, numpys = (lambda x: x[argument]), (lambda a: a[argument])
+        else:
+            ours, numpys = _view_operations(argument, x.shape)[operation]
+        try:
+            expected = numpys(a)
+        except (IndexError, ValueError):
+            continue
+        x, a = ours(x), expected
+        assert strides_fit(x), (operation, argument, x.shape, x._strides)
+        np.testing.assert_array_equal(np.asarray(x), a)
+        repr(x)
 
 
 @pytest.mark.parametrize("key, message", [

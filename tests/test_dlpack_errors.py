@@ -228,6 +228,9 @@ BAD = {  # id: (forge arguments, regex the BufferError message must match)
                    r"shape \(2147483648, 2147483648, 2147483648\)"),
     "below address 0": (dict(data=16, shape=(6,), strides=(-1,)),
                         r"data 0x10 .*reaches outside the address space"),
+    # the fuzzer's crash: data + byte_offset put the lowest element at address 0 (NULL)
+    "element at address 0": (dict(data=8, byte_offset=12, shape=(6,), strides=(-1,)),
+                             r"data 0x8 with byte_offset 12.*reaches outside the address space"),
     "byte_offset > 2**62": (dict(byte_offset=2**62 + 8), r"byte_offset 4611686018427387912"),
 }
 

@@ -135,8 +135,8 @@ def verdict(f):
         low = high = 0
     if not empty and f["data"] == 0:
         return [rf"data is NULL for a tensor of shape {shape_text}"]
-    base = f["data"] + f["byte_offset"]
-    if (f["data"] > INT64_MAX or f["byte_offset"] > LIMIT or base + low < 0
+    base = f["data"] + f["byte_offset"]  # an element at address 0 would be at NULL
+    if (f["data"] > INT64_MAX or f["byte_offset"] > LIMIT or base + low < (0 if empty else 1)
             or base + high + itemsize > INT64_MAX):
         return [rf"data {f['data']:#x} with byte_offset {f['byte_offset']}, shape {shape_text} "
                 "and strides .* reaches outside the address space"]

@@ -95,6 +95,15 @@ SPEC = {
 UNARY = sorted(n for n in SPEC if SPEC[n][0] == 1)
 BINARY = sorted(n for n in SPEC if SPEC[n][0] == 2)
 
+def floor_divide_standard(x1, x2):
+    """NumPy's floor_divide, but the standard's floor(x1 / x2) where an operand is infinite:
+    NumPy gives NaN for +-inf // 2 and -1 for 1 // -inf, the standard +-inf and -0."""
+    result = np.floor_divide(x1, x2)
+    if result.dtype.kind != "f":
+        return result
+    return np.where(np.isinf(x1) | np.isinf(x2), np.divide(x1, x2), result)
+
+
 NUMPY = {
     "abs": np.abs, "acos": np.arccos, "acosh": np.arccosh, "add": np.add, "asin": np.arcsin,
     "asinh": np.arcsinh, "atan": np.arctan, "atan2": np.arctan2, "atanh": np.arctanh,
@@ -103,7 +112,7 @@ NUMPY = {
     "bitwise_right_shift": np.right_shift, "bitwise_xor": np.bitwise_xor, "ceil": np.ceil,
     "conj": np.conj, "copysign": np.copysign, "cos": np.cos, "cosh": np.cosh,
     "divide": np.divide, "equal": np.equal, "exp": np.exp, "expm1": np.expm1,
-    "floor": np.floor, "floor_divide": np.floor_divide, "greater": np.greater,
+    "floor": np.floor, "floor_divide": floor_divide_standard, "greater": np.greater,
     "greater_equal": np.greater_equal, "hypot": np.hypot, "imag": np.imag,
     "isfinite": np.isfinite, "isinf": np.isinf, "isnan": np.isnan, "less": np.less,
     "less_equal": np.less_equal, "log": np.log, "log1p": np.log1p, "log2": np.log2,
@@ -812,16 +821,6 @@ class Unsigned:
         return f"+-{abs(self.value)}"
 
 
-class OneOf:
-    """Expected values where the standard allows alternatives (its notes on Python behaviour)."""
-
-    def __init__(self, *values):
-        self.values = values
-
-    def __repr__(self):
-        return " or ".join(map(repr, self.values))
-
-
 class SignedNaN:
     """A NaN whose sign bit the standard specifies (copysign)."""
 
@@ -871,9 +870,10 @@ REAL_SPECIAL_CASES = [
     ("expm1", (-inf,), -1.0), ("expm1", (-0.0,), -0.0), ("expm1", (inf,), inf),
     ("floor", (-0.0,), -0.0), ("floor", (-0.5,), -1.0), ("floor", (-inf,), -inf),
     ("floor", (0.5,), 0.0),
-    ("floor_divide", (inf, 1.0), OneOf(inf, nan)), ("floor_divide", (-inf, 1.0), OneOf(-inf, nan)),
-    ("floor_divide", (inf, -1.0), OneOf(-inf, nan)), ("floor_divide", (1.0, inf), 0.0),
-    ("floor_divide", (-1.0, inf), OneOf(-0.0, -1.0)), ("floor_divide", (-1.0, -inf), 0.0),
+    ("floor_divide", (inf, 1.0), inf), ("floor_divide", (-inf, 1.0), -inf),
+    ("floor_divide", (inf, -1.0), -inf), ("floor_divide", (-inf, -2.5), inf),
+    ("floor_divide", (1.0, inf), 0.0), ("floor_divide", (-1.0, inf), -0.0),
+    ("floor_divide", (1.0, -inf), -0.0), ("floor_divide", (-1.0, -inf), 0.0),
     ("floor_divide", (-0.0, 1.0), -0.0), ("floor_divide", (0.0, -1.0), -0.0),
     ("floor_divide", (0.0, 0.0), nan), ("floor_divide", (1.0, 0.0), inf),
     ("floor_divide", (-1.0, 0.0), -inf), ("floor_divide", (7.0, -2.0), -4.0),
@@ -955,8 +955,6 @@ def _matches_special(actual, expected, dtype):
     """Whether one result value is what the standard lists."""
     if isinstance(expected, bool):
         return bool(actual) is expected
-    if isinstance(expected, OneOf):
-        return any(_matches_special(actual, e, dtype) for e in expected.values)
     actual = float(actual)
     if isinstance(expected, SignedNaN):
         return math.isnan(actual) and (math.copysign(1, actual) < 0) == expected.negative
@@ -1059,7 +1057,20 @@ COMPLEX_SPECIAL_CASES = [
     ("acosh", C(0, 0), C(0, pi / 2)), ("acosh", C(inf, 1), C(inf, 0)),
     ("asinh", C(0, 0), C(0, 0)), ("asinh", C(inf, 1), C(inf, 0)),
     ("atanh", C(1, 0), C(inf, 0)), ("atanh", C(0, 0), C(0, 0)), ("atanh", C(inf, 1), C(0, pi / 2)),
-    ("cosh", C(0, 0), C(1, 0)), ("sinh", C(0, 0), C(0, 0)), ("sinh", C(inf, 0), C(inf, 0)),
+    ("atanh", C(0, nan), C(0, nan)), ("atanh", C(-0.0, nan), C(-0.0, nan)),
+    ("atanh", C(2, nan), C(nan, nan)), ("atanh", C(inf, nan), C(0, nan)),
+    ("atanh", C(nan, 1), C(nan, nan)), ("atanh", C(nan, inf), (Unsigned(0.0), pi / 2)),
+    ("atanh", C(nan, -inf), (Unsigned(0.0), -pi / 2)), ("atanh", C(nan, nan), C(nan, nan)),
+    ("atanh", C(1, inf), C(0, pi / 2)), ("atanh", C(inf, inf), C(0, pi / 2)),
+    ("cosh", C(0, 0), C(1, 0)), ("cosh", C(0, inf), (nan, Unsigned(0.0))),
+    ("cosh", C(0, nan), (nan, Unsigned(0.0))), ("cosh", C(2, inf), C(nan, nan)),
+    ("cosh", C(2, nan), C(nan, nan)), ("cosh", C(inf, 0), C(inf, 0)),
+    ("cosh", C(-inf, 0), C(inf, -0.0)), ("cosh", C(inf, 1), C(inf, inf)),
+    ("cosh", C(inf, 3), C(-inf, inf)), ("cosh", C(-inf, 1), C(inf, -inf)),
+    ("cosh", C(inf, inf), (Unsigned(inf), nan)), ("cosh", C(inf, nan), (inf, nan)),
+    ("cosh", C(nan, 0), (nan, Unsigned(0.0))), ("cosh", C(nan, 1), C(nan, nan)),
+    ("cosh", C(nan, nan), C(nan, nan)), ("cosh", C(800, 0), C(inf, 0)),
+    ("cosh", C(-1, 0), C(math.cosh(1), -0.0)), ("sinh", C(0, 0), C(0, 0)), ("sinh", C(inf, 0), C(inf, 0)),
     ("tanh", C(0, 0), C(0, 0)), ("tanh", C(inf, 1), C(1, 0.0)),
     ("tanh", C(nan, 0), C(nan, 0)),
     ("abs", C(inf, nan), inf), ("abs", C(nan, -inf), inf), ("abs", C(-0.0, -3), 3.0),
@@ -1202,7 +1213,7 @@ def test_float_floor_divide_of_nan_inf_and_large_quotients(dtype):
     x = make_array(logical([nan, inf, -inf, 7.0], dtype), dtype)
     y = make_array(logical([1.0, 1.0, 2.0, 2.0], dtype), dtype)
     got = read(call("floor_divide", x, y))
-    assert np.isnan(got[:3]).all() and got[3] == 3.0  # NumPy: nan, nan, nan, 3
+    assert np.isnan(got[0]) and got[1:].tolist() == [inf, -inf, 3.0]  # NumPy: nan, nan, nan, 3
     if dtype in ("float32", "float64"):
         big = read(call("floor_divide", make_array(logical([1e30], dtype), dtype),
                         make_array(logical([3.0], dtype), dtype)))

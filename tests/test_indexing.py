@@ -141,9 +141,16 @@ def test_out_of_bounds_indices_raise_index_error():
 
 
 def test_mask_rules():
+    """A mask's sizes equal the array's or are 0 (2025.12): an empty mask selects nothing."""
     x = xp.zeros((3, 4))
     with pytest.raises(IndexError, match="does not match"):
         x[xp.asarray([True, False])]
+    with pytest.raises(IndexError, match="does not match"):
+        x[xp.zeros((3, 4, 1), dtype=xp.bool)]
+    assert x[xp.zeros((0,), dtype=xp.bool)].shape == (0, 4)
+    assert x[xp.zeros((3, 0), dtype=xp.bool)].shape == (0,)
+    x[xp.zeros((0, 4), dtype=xp.bool)] = 1.0
+    assert not xp.any(x)
     with pytest.raises(IndexError, match="only index"):
         x[xp.asarray([True, False, True]), 0]
 

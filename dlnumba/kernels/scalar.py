@@ -160,8 +160,8 @@ def _remainder_int(x, y):
 
 
 def _floor_divide_float(x, y):
-    if y == 0:
-        return x / y
+    if y == 0 or not (math.isfinite(x) and math.isfinite(y)):
+        return x / y  # the standard's floor(x / y): +-inf // finite is +-inf, finite // +-inf is +-0
     remainder = np.fmod(x, y)
     quotient = (x - remainder) / y
     if remainder != 0 and (y < 0) != (remainder < 0):
@@ -637,6 +637,43 @@ def _sinh_complex(z):
     return like(complex((x * x) * (y - y), (x + x) * (y - y)), z)
 
 
+def _cosh_complex(z):
+    x, y = z.real, z.imag
+    if math.isfinite(x) and math.isfinite(y):
+        if y == 0:  # cosh(x + i0) = cosh(x) + i sinh(x) 0, the zero signed, where sinh overflows
+            return like(complex(math.cosh(x), math.copysign(like(1, x), x) * y), z)
+        if abs(x) < _exp_dominates(x):
+            return like(complex(math.cosh(x) * math.cos(y), math.sinh(x) * math.sin(y)), z)
+        real, imag = _scaled_exp_parts(abs(x), y, like(0.5, x))  # exp(|x|)/2 * cis(y)
+        return like(complex(real, math.copysign(like(1, x), x) * imag), z)
+    if x == 0:  # cosh(+-0 + i inf or NaN) = NaN + i0
+        return like(complex(y - y, x), z)
+    if math.isfinite(x):  # cosh(x + i inf or NaN) = NaN + i NaN
+        return like(complex(y - y, x * (y - y)), z)
+    if math.isinf(x):
+        if y == 0:  # cosh(+-inf + i0) = inf + i0, the zero signed
+            return like(complex(x * x, math.copysign(like(1, x), x) * y), z)
+        if math.isfinite(y):  # cosh(+-inf + iy) = inf cis(+-y)
+            return like(complex(math.inf * math.cos(y), x * math.sin(y)), z)
+        return like(complex(x * x, x * (y - y)), z)  # inf + i NaN
+    if y == 0:  # cosh(NaN + i0) = NaN + i0
+        return like(complex(x, y), z)
+    return like(complex(x, x), z)
+
+
+def _atanh_complex(z):
+    x, y = z.real, z.imag
+    if y != y:  # atanh(+-0 or +-inf + i NaN) = +-0 + i NaN, else NaN + i NaN
+        if x == 0 or math.isinf(x):
+            return like(complex(math.copysign(like(0, x), x), y), z)
+        return like(complex(y, y), z)
+    if x != x:  # atanh(NaN + i inf) = 0 + i pi/2 (the real part's sign is free), else NaN + i NaN
+        if math.isinf(y):
+            return like(complex(like(0, x), math.copysign(like(math.pi / 2, x), y)), z)
+        return like(complex(x, x), z)
+    return np.arctanh(z)
+
+
 def _tanh_complex(z):
     x, y = z.real, z.imag
     one = like(1, x)
@@ -747,11 +784,11 @@ IMPLEMENTATIONS = {
     "acos": _unary_math("arccos", _acos_complex),
     "atan": _unary_math("arctan"),
     "sinh": _unary_math("sinh", _sinh_complex),
-    "cosh": _unary_math("cosh"),
+    "cosh": _unary_math("cosh", _cosh_complex),
     "tanh": _unary_math("tanh", _tanh_complex),
     "asinh": _unary_math("arcsinh", _asinh_complex),
     "acosh": _unary_math("arccosh", _acosh_complex),
-    "atanh": _unary_math("arctanh"),
+    "atanh": _unary_math("arctanh", _atanh_complex),
     "atan2": {"float": _numpy("arctan2")},
     "hypot": {"float": _numpy("hypot")},
     "copysign": {"float": _numpy("copysign")},
