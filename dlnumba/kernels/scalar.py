@@ -161,7 +161,7 @@ def _remainder_int(x, y):
 
 def _floor_divide_float(x, y):
     if y == 0 or not (math.isfinite(x) and math.isfinite(y)):
-        return x / y  # the standard's floor(x / y): +-inf // finite is +-inf, finite // +-inf is +-0
+        return x / y  # the standard's floor(x / y): inf // 2 is inf, 1 // -inf is -0
     remainder = np.fmod(x, y)
     quotient = (x - remainder) / y
     if remainder != 0 and (y < 0) != (remainder < 0):
@@ -405,8 +405,8 @@ def _expm1_complex(x):
     if not (math.isfinite(a) and math.isfinite(b)):  # exp's special cases, less 1
         exponential = np.exp(x)
         return like(complex(exponential.real - like(1, a), exponential.imag), x)
-    if b == 0:
-        return like(complex(np.expm1(a), b), x)
+    if b == 0:  # expm1(+-0 + i0) is +0 + i0, as exp(z) - 1 gives
+        return like(complex(np.expm1(a) if a != 0 else like(0, a), b), x)
     # exp(a)cos(b) - 1 written so that it keeps its precision near 0
     half = np.sin(b * like(0.5, b))
     return like(complex(np.expm1(a) * np.cos(b) - like(2, b) * half * half,
@@ -679,9 +679,8 @@ def _tanh_complex(z):
     one = like(1, x)
     if x != x:  # tanh(NaN + i 0) = NaN + i 0
         return like(complex(x, y if y == 0 else x * y), z)
-    if math.isinf(x):  # tanh(+-inf + iy) = +-1 + i 0
-        sign = y if math.isinf(y) else math.sin(y) * math.cos(y)
-        return like(complex(math.copysign(one, x), math.copysign(like(0, x), sign)), z)
+    if math.isinf(x):  # tanh(+-inf + iy) = +-1 + i0, the zero signed as y
+        return like(complex(math.copysign(one, x), math.copysign(like(0, x), y)), z)
     if not math.isfinite(y):  # tanh(+-0 + i inf or NaN) = +-0 + i NaN, else NaN + i NaN
         return like(complex(y - y if x != 0 else x, y - y), z)
     if abs(x) >= _exp_dominates(x):  # tanh = +-1 + 4i sin(y) cos(y) exp(-2|x|), no overflow
