@@ -47,7 +47,9 @@ test-thorough: $(VENV)/.test
 ARRAY_API_TESTS ?= ../shared/array-api-tests
 CONFORMANCE_ARGS ?= --max-examples=20 --hypothesis-disable-deadline --hypothesis-seed=1
 conformance: $(VENV)/.test
-	PYTHON=$(abspath $(PY)) $(ARRAY_API_TESTS)/run -n auto $(CONFORMANCE_ARGS)
+	@test -x $(ARRAY_API_TESTS)/run || { echo "no array-api-tests runner at $(ARRAY_API_TESTS)/run;" \
+		"set ARRAY_API_TESTS to a checkout that has one"; exit 2; }
+	PYTHON=$(abspath $(PY)) $(ARRAY_API_TESTS)/run -n auto -rs $(CONFORMANCE_ARGS)
 
 # The asv suite on the working tree (results under HEAD's hash), then the dlnumba/peer ratios,
 # worst first, and the HTML report. QUICK=1 runs each benchmark once; ONLY=regex picks some.
