@@ -186,6 +186,33 @@ def test_elementwise_on_device_matches_the_host_engine(name):
                 np.ascontiguousarray(expected._numpy()).view(np.uint8), err_msg=f"{name} {dtype}")
 
 
+_EDGES = (0.0, -0.0, 1.5, -3.0, np.inf, -np.inf, np.nan)
+
+
+@pytest.mark.parametrize("name", ["cosh", "sinh", "tanh", "atanh", "expm1", "exp"])
+def test_complex_special_values_on_device_match_the_host_engine(name):
+    """The standard's complex special cases (every pair of zeros, finite values, infinities
+    and NaN) give on the device the bits the CPU engine gives."""
+    values = [complex(a, b) for a in _EDGES for b in _EDGES]
+    for dtype in ("complex64", "complex128"):
+        x = xp.asarray(np.array(values, dtype))
+        expected = getattr(xp, name)(x)
+        result = getattr(xp, name)(x.to_device(CUDA))
+        np.testing.assert_array_equal(result.to_device("cpu")._numpy().view(np.uint8),
+                                      expected._numpy().view(np.uint8), err_msg=f"{name} {dtype}")
+
+
+def test_floor_divide_by_and_of_infinities_on_device_matches_the_host_engine():
+    """floor_divide where an operand is infinite (the standard's floor(x1 / x2)) on the device."""
+    for dtype in ("float32", "float64"):
+        x = xp.asarray(np.array(_EDGES, dtype)[:, None])
+        y = xp.asarray(np.array(_EDGES, dtype)[None, :])
+        expected = xp.floor_divide(x, y)
+        result = xp.floor_divide(x.to_device(CUDA), y.to_device(CUDA))
+        np.testing.assert_array_equal(result.to_device("cpu")._numpy().view(np.uint8),
+                                      expected._numpy().view(np.uint8), err_msg=dtype)
+
+
 def test_in_place_operators_on_device_read_before_they_write():
     x = xp.asarray(np.arange(10.0))
     expected = xp.asarray(np.arange(10.0))
