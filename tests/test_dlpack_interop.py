@@ -644,6 +644,11 @@ def test_roundtrip_numpy_dlnumba_numpy(a):
     np.testing.assert_array_equal(bits(xp_values(x)), bits(a))
 
 
+def moving_strides(a):
+    """The strides of the axes of more than one element."""
+    return [s for s, n in zip(a.strides, a.shape) if n > 1]
+
+
 @given(st.data())
 def test_dlnumba_views_match_numpy_views(data):
     """The same basic index on dlnumba and NumPy gives the same view (seen through DLPack)."""
@@ -654,6 +659,7 @@ def test_dlnumba_views_match_numpy_views(data):
     expected = a[key]
     got = np.from_dlpack(xp.from_dlpack(a)[key])
     assert got.shape == expected.shape
-    if expected.size:
-        assert np_ptr(got) == np_ptr(expected) and got.strides == expected.strides
+    if expected.size:  # the stride of an axis of one element moves nothing: dlnumba keeps its
+        assert np_ptr(got) == np_ptr(expected)  # own there, where NumPy's may overflow
+        assert moving_strides(got) == moving_strides(expected)
     np.testing.assert_array_equal(bits(got), bits(expected))

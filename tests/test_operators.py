@@ -24,6 +24,8 @@ from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
 
+from standard_reference import floor_divide_standard
+
 strict = pytest.importorskip("array_api_strict")
 torch = pytest.importorskip("torch")
 
@@ -130,7 +132,8 @@ def edge_values(dtype):
 
 
 def numpy_result(op, a, b, dtype):
-    """NumPy's operator on NumPy operands (bfloat16: PyTorch's on bfloat16 tensors)."""
+    """NumPy's operator on NumPy operands (bfloat16: PyTorch's on bfloat16 tensors), ``//``
+    with the standard's infinities."""
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if dtype == "bfloat16":
@@ -138,6 +141,8 @@ def numpy_result(op, a, b, dtype):
             tb = bf16(b) if isinstance(b, np.ndarray) else b
             result = op(ta, tb)
             return result.float().numpy() if result.dtype == torch.bfloat16 else result.numpy()
+        if op in (operator.floordiv, operator.ifloordiv):
+            return np.asarray(floor_divide_standard(a, b))
         return np.asarray(op(a, b))
 
 
