@@ -303,7 +303,7 @@ def break_fields(draw, fields, itemsize):
             fields["data"] = draw(HIGH_DATA)
         elif kind == "byte_offset":
             fields["byte_offset"] = draw(HIGH_OFFSET)
-        elif kind == "below_zero" and nonempty:  # negative strides walk below address 0
+        elif kind == "below_zero" and nonempty:  # negative strides walk to address 0 or below
             reach = sum(min(0, s * (n - 1)) for n, s in zip(shape, strides) if n > 1)
             if reach < 0:
                 fields["data"] = draw(st.integers(1, -reach * itemsize))
