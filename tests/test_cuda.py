@@ -181,9 +181,14 @@ def test_elementwise_on_device_matches_the_host_engine(name):
                                 for a in operands))
             assert result.device == CUDA and result.dtype == expected.dtype
             assert result.shape == expected.shape
-            np.testing.assert_array_equal(  # bits: NaN payloads and signed zeros count
-                np.ascontiguousarray(result.to_device("cpu")._numpy()).view(np.uint8),
-                np.ascontiguousarray(expected._numpy()).view(np.uint8), err_msg=f"{name} {dtype}")
+            assert_same_bits(result, expected, f"{name} {dtype}")
+
+
+def assert_same_bits(result, expected, label):
+    """A device result has the bits of the host engine's: NaN payloads and signed zeros count."""
+    np.testing.assert_array_equal(
+        np.ascontiguousarray(result.to_device("cpu")._numpy()).view(np.uint8),
+        np.ascontiguousarray(expected._numpy()).view(np.uint8), err_msg=label)
 
 
 _EDGES = (0.0, -0.0, 1.5, -3.0, np.inf, -np.inf, np.nan)
@@ -197,9 +202,7 @@ def test_complex_special_values_on_device_match_the_host_engine(name):
     for dtype in ("complex64", "complex128"):
         x = xp.asarray(np.array(values, dtype))
         expected = getattr(xp, name)(x)
-        result = getattr(xp, name)(x.to_device(CUDA))
-        np.testing.assert_array_equal(result.to_device("cpu")._numpy().view(np.uint8),
-                                      expected._numpy().view(np.uint8), err_msg=f"{name} {dtype}")
+        assert_same_bits(getattr(xp, name)(x.to_device(CUDA)), expected, f"{name} {dtype}")
 
 
 def test_floor_divide_by_and_of_infinities_on_device_matches_the_host_engine():
@@ -208,9 +211,7 @@ def test_floor_divide_by_and_of_infinities_on_device_matches_the_host_engine():
         x = xp.asarray(np.array(_EDGES, dtype)[:, None])
         y = xp.asarray(np.array(_EDGES, dtype)[None, :])
         expected = xp.floor_divide(x, y)
-        result = xp.floor_divide(x.to_device(CUDA), y.to_device(CUDA))
-        np.testing.assert_array_equal(result.to_device("cpu")._numpy().view(np.uint8),
-                                      expected._numpy().view(np.uint8), err_msg=dtype)
+        assert_same_bits(xp.floor_divide(x.to_device(CUDA), y.to_device(CUDA)), expected, dtype)
 
 
 def test_in_place_operators_on_device_read_before_they_write():
