@@ -3,7 +3,8 @@
 Everything a consumer may call without the GIL, at interpreter exit, or with an exception
 pending (the deleters, the capsule destructors) is a Numba ``cfunc`` that calls only C API
 symbols; Python-level ctypes callbacks are wrong there (see DESIGN.md, section 4). The
-export and import paths are compiled here too, so that each costs one foreign call.
+export and import paths are compiled here too, so that each costs one foreign call. Each is
+compiled (or loaded from Numba's cache) on first use, not at import.
 
 Struct offsets follow dlpack.h 1.x: ``DLManagedTensor`` is a 48-byte ``DLTensor`` then
 ``manager_ctx`` (48) and ``deleter`` (56); ``DLManagedTensorVersioned`` is
@@ -11,6 +12,7 @@ Struct offsets follow dlpack.h 1.x: ``DLManagedTensor`` is a 48-byte ``DLTensor`
 """
 
 import ctypes
+import functools
 import struct
 
 import numpy as np
@@ -25,6 +27,24 @@ VERSIONED_HEADER = struct.Struct("<IIQQQQiiiBBHQQQ")  # DLManagedTensorVersioned
 
 
 _voidptr, _intp, _int32 = types.voidptr, types.intp, types.int32
+
+
+class _LazyCfunc:
+    """A ``cfunc`` compiled, or loaded from Numba's cache, when its address is first asked for."""
+
+    def __init__(self, signature, function):
+        self._signature, self.__wrapped__ = signature, function
+        functools.update_wrapper(self, function)
+
+    @functools.cached_property
+    def address(self):
+        """The address of the compiled C function."""
+        return cfunc(self._signature, cache=True)(self.__wrapped__).address
+
+
+def _on_first_use(signature):
+    """Decorator: a ``cfunc`` of ``signature`` compiled on first use."""
+    return functools.partial(_LazyCfunc, signature)
 
 
 def _c_function(name, restype, *argtypes):
@@ -124,7 +144,7 @@ def _call_deleter(typingctx, function_address, managed):
 
 # ---- the deleters of the tensors we export (any thread, GIL or not) ----
 
-@njit
+@njit(inline="always")
 def _release_export(managed, context_offset):
     gil = _PyGILState_Ensure()
     error = _fetch_error()
@@ -134,13 +154,13 @@ def _release_export(managed, context_offset):
     _PyGILState_Release(gil)
 
 
-@cfunc(types.void(_voidptr), cache=True)
+@_on_first_use(types.void(_voidptr))
 def delete_legacy_export(managed):
     """``DLManagedTensor.deleter`` of our exports: drop the array reference, free the struct."""
     _release_export(managed, 48)
 
 
-@cfunc(types.void(_voidptr), cache=True)
+@_on_first_use(types.void(_voidptr))
 def delete_versioned_export(managed):
     """``DLManagedTensorVersioned.deleter`` of our exports."""
     _release_export(managed, 8)
@@ -148,7 +168,7 @@ def delete_versioned_export(managed):
 
 # ---- capsule destructors: each runs the tensor's deleter if the capsule still owns it ----
 
-@njit
+@njit(inline="always")
 def _run_deleter(managed, deleter_offset):
     deleter = _load_word(_address(managed) + deleter_offset)
     if deleter != 0:
@@ -157,27 +177,27 @@ def _run_deleter(managed, deleter_offset):
         _PyErr_Restore(error[0], error[1], error[2])
 
 
-@cfunc(types.void(_voidptr), cache=True)
+@_on_first_use(types.void(_voidptr))
 def destroy_legacy_capsule(capsule):
     """Destructor of the ``dltensor`` capsules we export: free them if never consumed."""
     if _PyCapsule_IsValid(capsule, _cstr("dltensor")):
         _run_deleter(_PyCapsule_GetPointer(capsule, _cstr("dltensor")), 56)
 
 
-@cfunc(types.void(_voidptr), cache=True)
+@_on_first_use(types.void(_voidptr))
 def destroy_versioned_capsule(capsule):
     """Destructor of the ``dltensor_versioned`` capsules we export."""
     if _PyCapsule_IsValid(capsule, _cstr("dltensor_versioned")):
         _run_deleter(_PyCapsule_GetPointer(capsule, _cstr("dltensor_versioned")), 16)
 
 
-@cfunc(types.void(_voidptr), cache=True)
+@_on_first_use(types.void(_voidptr))
 def release_legacy_import(capsule):
     """Destructor of the owner of an imported ``DLManagedTensor``: run the producer's deleter."""
     _run_deleter(_PyCapsule_GetPointer(capsule, _cstr("dlnumba.imported_dltensor")), 56)
 
 
-@cfunc(types.void(_voidptr), cache=True)
+@_on_first_use(types.void(_voidptr))
 def release_versioned_import(capsule):
     """Destructor of the owner of an imported ``DLManagedTensorVersioned``."""
     _run_deleter(_PyCapsule_GetPointer(capsule, _cstr("dlnumba.imported_dltensor_versioned")), 16)
@@ -185,7 +205,7 @@ def release_versioned_import(capsule):
 
 # ---- export: one allocation holding the struct, the shape and the strides ----
 
-@cfunc(_voidptr(_voidptr, _voidptr, _intp, _intp, _int32, _voidptr), cache=True)
+@_on_first_use(_voidptr(_voidptr, _voidptr, _intp, _intp, _int32, _voidptr))
 def _make_capsule(owner, template, nbytes, ndim, versioned, destructor):
     managed = _PyMem_RawMalloc(nbytes)
     if _address(managed) == 0:
@@ -232,7 +252,7 @@ def _at(typingctx, address, kind):
     return pointer_type(_intp, kind), codegen
 
 
-@njit
+@njit(inline="always")
 def _fail(report, status, axis):
     _store_word(report, status)
     _store_word(report + 14 * 8, axis)
@@ -326,7 +346,7 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
     return OK
 
 
-@njit
+@njit(inline="always")
 def _adopt(capsule, managed, name, used_name, owner_name, release):
     """Rename the capsule ``used_name``; return a new capsule ``owner_name`` owning the tensor."""
     _PyCapsule_SetName(capsule, used_name)
@@ -336,8 +356,8 @@ def _adopt(capsule, managed, name, used_name, owner_name, release):
     return owner
 
 
-@cfunc(_voidptr(_voidptr, _voidptr, _voidptr, _intp, _intp, _voidptr, _voidptr, _voidptr),
-       cache=True)
+@_on_first_use(_voidptr(_voidptr, _voidptr, _voidptr, _intp, _intp, _voidptr, _voidptr,
+                         _voidptr))
 def _import_tensor(capsule, none, report, ndim_limit, cuda_devices, dtype_table, release_legacy,
                    release_versioned):
     out = _address(report)
@@ -373,28 +393,49 @@ def _import_tensor(capsule, none, report, ndim_limit, cuda_devices, dtype_table,
 
 _py, _ptr, _ssize, _int = ctypes.py_object, ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int
 
-make_capsule = ctypes.PYFUNCTYPE(_py, _py, ctypes.c_char_p, _ssize, _ssize, _int, _ptr)(
-    _make_capsule.address)
-make_capsule.__doc__ = """make_capsule(owner, template, nbytes, ndim, versioned, destructor)
+_BUILDERS = {
+    "make_capsule": (_make_capsule, _py, _py, ctypes.c_char_p, _ssize, _ssize, _int, _ptr),
+    "import_tensor": (_import_tensor, _py, _py, _py, _ptr, _ssize, _ssize, ctypes.c_char_p, _ptr,
+                      _ptr),
+}
+_ADDRESSES = {
+    "DELETE_LEGACY": delete_legacy_export, "DELETE_VERSIONED": delete_versioned_export,
+    "DESTROY_LEGACY": destroy_legacy_capsule, "DESTROY_VERSIONED": destroy_versioned_capsule,
+    "RELEASE_LEGACY": release_legacy_import, "RELEASE_VERSIONED": release_versioned_import,
+}
 
-Copy ``template`` (a packed struct, shape and strides) into a new allocation, point its shape
-and strides fields at the copies, take a reference to ``owner`` (the struct's manager_ctx)
-and wrap the allocation in a ``dltensor`` or ``dltensor_versioned`` capsule."""
 
-import_tensor = ctypes.PYFUNCTYPE(_py, _py, _py, _ptr, _ssize, _ssize, ctypes.c_char_p, _ptr,
-                                  _ptr)(_import_tensor.address)
-import_tensor.__doc__ = """import_tensor(capsule, None, report, ndim_limit, cuda_devices,
-dtype_table, release_legacy, release_versioned) -> owner or None
+def __getattr__(name):
+    """The compiled entry points, made on first use: ``make_capsule``, ``import_tensor``, and
+    the callback addresses ``DELETE_*``, ``DESTROY_*`` and ``RELEASE_*``.
 
-Validate the tensor in a DLPack capsule and fill ``report`` (REPORT, then shape and strides;
-strides made C-contiguous when NULL; a stride beyond 2**62 bytes on an axis of size 0 or 1, or
-in an empty tensor, where it moves nothing, replaced by the C-contiguous one). If valid,
-rename the capsule ``used_...`` and return a new capsule that owns the tensor: its destructor
-(``release_legacy`` or ``release_versioned``) runs the producer's deleter. Otherwise return
-None, leaving the capsule untouched; the report's status says why. The tensor may be on
-kDLCPU:0, on kDLCUDA devices below ``cuda_devices``, or in kDLCUDAHost or kDLCUDAManaged memory
-(any device id). ``dtype_table[code * 17 + bits // 8]`` is the index of the dtype of that
-DLPack code and width, or -1."""
+    ``make_capsule(owner, template, nbytes, ndim, versioned, destructor)`` copies ``template``
+    (a packed struct, shape and strides) into a new allocation, points its shape and strides
+    fields at the copies, takes a reference to ``owner`` (the struct's manager_ctx) and wraps
+    the allocation in a ``dltensor`` or ``dltensor_versioned`` capsule.
+
+    ``import_tensor(capsule, None, report, ndim_limit, cuda_devices, dtype_table,
+    release_legacy, release_versioned) -> owner or None`` validates the tensor in a DLPack
+    capsule and fills ``report`` (REPORT, then shape and strides; strides made C-contiguous
+    when NULL; a stride beyond 2**62 bytes on an axis of size 0 or 1, or in an empty tensor,
+    where it moves nothing, replaced by the C-contiguous one). If valid, it renames the capsule
+    ``used_...`` and returns a new capsule that owns the tensor: its destructor
+    (``release_legacy`` or ``release_versioned``) runs the producer's deleter. Otherwise it
+    returns None, leaving the capsule untouched; the report's status says why. The tensor may
+    be on kDLCPU:0, on kDLCUDA devices below ``cuda_devices``, or in kDLCUDAHost or
+    kDLCUDAManaged memory (any device id). ``dtype_table[code * 17 + bits // 8]`` is the index
+    of the dtype of that DLPack code and width, or -1.
+    """
+    if name in _BUILDERS:
+        compiled, restype, *argtypes = _BUILDERS[name]
+        value = ctypes.PYFUNCTYPE(restype, *argtypes)(compiled.address)
+    elif name in _ADDRESSES:
+        value = _ADDRESSES[name].address
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
 
 capsule_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, _py)(("PyCapsule_GetName", ctypes.pythonapi))
 CapsuleType = type(ctypes.PYFUNCTYPE(_py, _ptr, _ptr, _ptr)(("PyCapsule_New", ctypes.pythonapi))(

@@ -80,17 +80,17 @@ def export(array, stream, max_version, dl_device, copy):
                               "or later, or pass copy=True")
         layout = _LEGACY_LAYOUTS[ndim]
         template = layout.pack(array._address, device_type, device_id, ndim, code, bits, lanes,
-                               0, 0, 0, id(array), _DELETE_LEGACY, *shape, *strides)
-        return _capi.make_capsule(array, template, layout.size, ndim, 0, _DESTROY_LEGACY)
+                               0, 0, 0, id(array), _capi.DELETE_LEGACY, *shape, *strides)
+        return _capi.make_capsule(array, template, layout.size, ndim, 0, _capi.DESTROY_LEGACY)
     flags = IS_COPIED if copied else 0
     if array._readonly or (0 in strides and 0 not in shape
                            and any(s == 0 and n > 1 for n, s in zip(shape, strides))):
         flags |= READ_ONLY
     layout = _VERSIONED_LAYOUTS[ndim]
-    template = layout.pack(version[0], version[1], id(array), _DELETE_VERSIONED, flags,
+    template = layout.pack(version[0], version[1], id(array), _capi.DELETE_VERSIONED, flags,
                            array._address, device_type, device_id, ndim, code, bits, lanes,
                            0, 0, 0, *shape, *strides)
-    return _capi.make_capsule(array, template, layout.size, ndim, 1, _DESTROY_VERSIONED)
+    return _capi.make_capsule(array, template, layout.size, ndim, 1, _capi.DESTROY_VERSIONED)
 
 
 def _negotiate(max_version):
@@ -105,14 +105,6 @@ def _negotiate(max_version):
     if major < 1:
         return None
     return (1, minor) if major == 1 and minor < DLPACK_VERSION[1] else DLPACK_VERSION
-
-
-_DELETE_LEGACY = _capi.delete_legacy_export.address
-_DELETE_VERSIONED = _capi.delete_versioned_export.address
-_DESTROY_LEGACY = _capi.destroy_legacy_capsule.address
-_DESTROY_VERSIONED = _capi.destroy_versioned_capsule.address
-_RELEASE_LEGACY = _capi.release_legacy_import.address
-_RELEASE_VERSIONED = _capi.release_versioned_import.address
 
 
 def request_capsule(x, dl_device, copy):
@@ -167,11 +159,11 @@ def import_capsule(capsule):
         report = ctypes.create_string_buffer(_capi.REPORT.size + 16 * MAX_NDIM)
         report, address = _scratch.report = report, ctypes.addressof(report)
     owner = _capi.import_tensor(capsule, None, address, MAX_NDIM, _cuda_devices(False),
-                                _DTYPE_TABLE, _RELEASE_LEGACY, _RELEASE_VERSIONED)
+                                _DTYPE_TABLE, _capi.RELEASE_LEGACY, _capi.RELEASE_VERSIONED)
     if owner is None and "dlnumba.cuda" not in sys.modules and _on_cuda(report):
         # The first CUDA tensor: load the backend, then count the devices it may name.
         owner = _capi.import_tensor(capsule, None, address, MAX_NDIM, _cuda_devices(True),
-                                    _DTYPE_TABLE, _RELEASE_LEGACY, _RELEASE_VERSIONED)
+                                    _DTYPE_TABLE, _capi.RELEASE_LEGACY, _capi.RELEASE_VERSIONED)
     if owner is None:
         raise _import_error(capsule, report)
     _, address, ndim, dtype_index, flags, _, _, device_type, device_id = \
