@@ -9,9 +9,10 @@ import numpy as np
 
 from .. import _dtypes
 from .._layout import c_strides
-from .elementwise import binary, signature_tag, unary
+from .elementwise import binary, signature_tag, strided_run, unary
 from .plan import make_plan
-from .transfer import BFLOAT16_TAG, FLOAT16_TAG, transfer
+from .transfer import BFLOAT16_TAG, FLOAT16_TAG, transfer, transfer_run
+from .walk import byte_layout, walk
 
 __all__ = ["copy_array", "apply_elementwise", "elementwise_job"]
 
@@ -25,6 +26,9 @@ _UNITS = {1: np.empty(0, np.uint8), 2: np.empty(0, np.uint16), 4: np.empty(0, np
 # 5-8% slower), so it stays on one thread.
 _PARALLEL_BYTES = 1 << 21
 _COMPUTED = (_dtypes.float16, _dtypes.bfloat16)
+# Below this many elements, calls run the small-array engine (.walk), which compiles in a
+# fraction of the time of the vectorized kernels and is as quick where the call's overhead rules.
+_VECTORIZED_SIZE = 1 << 14
 _THREADS = numba.config.NUMBA_NUM_THREADS
 _pool = None
 
@@ -33,7 +37,7 @@ class _Job:
     """Everything about a transfer that depends only on its layouts and dtypes."""
 
     __slots__ = ("plan", "src_tag", "dst_tag", "src_low", "src_high", "dst_low", "dst_high",
-                 "src_start", "dst_start", "alignment", "parallel")
+                 "src_start", "dst_start", "alignment", "parallel", "walk_layout")
 
     def __init__(self, shape, src_strides, dst_strides, src_dtype, dst_dtype):
         self.plan = plan = make_plan(shape, src_strides, dst_strides, tile_transposes=True)
@@ -51,6 +55,13 @@ class _Job:
         self.alignment = min(src_size, 8) - 1 if same else 0
         self.parallel = (plan.size * max(src_size, dst_size) >= _PARALLEL_BYTES and _THREADS > 1
                          and (plan.tiled or src_dtype in _COMPUTED or dst_dtype in _COMPUTED))
+        # Small layouts take the small-array engine, with plain (untiled) strides.
+        self.walk_layout = None
+        if plan.size < _VECTORIZED_SIZE:
+            plain = make_plan(shape, src_strides, dst_strides)
+            self.walk_layout = byte_layout(plain, (src_size, dst_size))
+            self.src_start = plain.offsets[0] * src_size
+            self.dst_start = plain.offsets[1] * dst_size
 
 
 _job = functools.lru_cache(maxsize=4096)(_Job)
@@ -93,6 +104,10 @@ def copy_array(src_address, src_strides, src_dtype, dst_address, dst_strides, ds
         return
     src_address += job.src_start
     dst_address += job.dst_start
+    if job.walk_layout is not None:
+        walk(transfer_run(job.src_tag.dtype, job.dst_tag.dtype), job.walk_layout, src_address,
+             dst_address, 0)
+        return
     src_strides, dst_strides = plan.strides
     if not job.parallel:
         transfer(src_address, dst_address, plan.shape, src_strides, dst_strides, plan.tile,
@@ -129,18 +144,22 @@ def run_in_parallel(kernel, calls):
 class _ElementwiseJob:
     """Everything about an elementwise call that depends only on its layouts and dtypes."""
 
-    __slots__ = ("plan", "kernel", "signature", "layout", "sizes", "starts", "lows", "highs",
+    __slots__ = ("plan", "kernel", "head", "layout", "sizes", "starts", "lows", "highs",
                  "parallel", "entry")
 
     def __init__(self, name, kind, layouts, shape, compute_dtype):
         self.plan = plan = make_plan(shape, *(strides for strides, _ in layouts))
         if plan is None:
             return
-        self.kernel = unary if len(layouts) == 2 else binary
-        self.signature = signature_tag(name, kind, [_TAGS[dtype] for _, dtype in layouts]
-                                       + [_TAGS[compute_dtype]])
-        self.layout = np.array([plan.shape, *plan.strides])
+        signature = signature_tag(name, kind, [_TAGS[dtype] for _, dtype in layouts]
+                                  + [_TAGS[compute_dtype]])
         self.sizes = sizes = [dtype.itemsize for _, dtype in layouts]
+        self.head = signature  # for the walk, replaced by its run's address on the first call
+        if plan.size < _VECTORIZED_SIZE:
+            self.kernel, self.layout = walk, byte_layout(plan, sizes)
+        else:
+            self.kernel = unary if len(layouts) == 2 else binary
+            self.layout = np.array([plan.shape, *plan.strides])
         self.starts = [offset * size for offset, size in zip(plan.offsets, sizes)]
         self.lows = [low * size for (low, _), size in zip(plan.extents, sizes)]
         self.highs = [(high + 1) * size for (_, high), size in zip(plan.extents, sizes)]
@@ -151,24 +170,29 @@ class _ElementwiseJob:
         """Run on one thread for operands at ``addresses`` that do not overlap the output."""
         starts = self.starts
         if len(addresses) == 3:
-            self.entry(self.signature, self.layout, addresses[0] + starts[0],
+            self.entry(self.head, self.layout, addresses[0] + starts[0],
                        addresses[1] + starts[1], addresses[2] + starts[2])
+        elif self.kernel is walk:
+            self.entry(self.head, self.layout, addresses[0] + starts[0],
+                       addresses[1] + starts[1], 0)
         else:
-            self.entry(self.signature, self.layout, addresses[0] + starts[0],
+            self.entry(self.head, self.layout, addresses[0] + starts[0],
                        addresses[1] + starts[1])
 
-    def _first_call(self, *arguments):
-        self.kernel(*arguments)
+    def _first_call(self, head, *arguments):
+        if self.kernel is walk:
+            self.head = head = strided_run(head.dtype)
+        self.kernel(head, *arguments)
         # From now on the compiled function itself: a job's argument types never change, and
         # Numba's dispatch (typing each argument) was a third of a small call.
         self.entry = self.kernel.overloads[
-            tuple(self.kernel.typeof_pyval(a) for a in arguments)].entry_point
+            tuple(self.kernel.typeof_pyval(a) for a in (head, *arguments))].entry_point
 
     def arguments(self, addresses, plan_shape, offsets):
         """The kernel's arguments for the part of the plan of ``plan_shape`` at ``offsets``."""
         layout = self.layout.copy()
         layout[0] = plan_shape
-        return (self.signature, layout,
+        return (self.head, layout,
                 *[address + start + offset * size for address, start, offset, size
                   in zip(addresses, self.starts, offsets, self.sizes)])
 

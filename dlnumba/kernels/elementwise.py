@@ -6,10 +6,16 @@ operands', the output's and the computation's dtypes. Each (operation, dtypes) p
 compiled specialization, cached on disk. The shape and every operand's strides travel as the
 rows of one int64 array: a small call unboxes two arrays and the addresses, nothing more.
 Operands are loaded from storage and converted to the computation dtype, combined by the scalar
-function from :mod:`.scalar`, and stored converted to the output's dtype. The innermost
-dimension has a contiguous fast path (and one for a broadcast scalar operand) that LLVM
-vectorizes.
+function from :mod:`.scalar`, and stored converted to the output's dtype.
+
+Small arrays run :func:`strided_run`'s runs under :func:`.walk.walk`: one strided loop per
+(operation, dtypes), quick to compile. Large arrays run :func:`unary` and :func:`binary`, whose
+innermost dimension has a contiguous fast path (and one for a broadcast scalar operand) that
+LLVM vectorizes.
 """
+
+import functools
+
 
 import numpy as np
 from numba import njit, types
@@ -18,6 +24,7 @@ from numba.extending import intrinsic, overload
 from .scalar import IMPLEMENTATIONS
 from .transfer import (_bfloat16_from_float32, _convert, _half_from_float32, _half_from_float64,
                        _storage, _typed_pointer, advance)
+from .walk import compile_run, odometer
 
 _COMPILED = {}
 
@@ -37,7 +44,8 @@ def signature_tag(name, kind, tags):
 
 @intrinsic
 def _unpack(typingctx, signature):
-    """The tags a signature holds, as empty arrays of its fields' dtypes (compiled only)."""
+    """The tags a signature (an array or a dtype) holds, as empty arrays of its fields' dtypes
+    (compiled only)."""
     unpacked = types.Tuple([types.Array(field, 1, "C") for _, field in signature.dtype.members])
 
     def codegen(context, builder, sig, args):
@@ -88,6 +96,30 @@ def _store_overload(value, tag):
     return lambda value, tag: target(value)
 
 
+@functools.lru_cache(maxsize=None)
+def strided_run(signature):
+    """The address of the run (:mod:`.walk`) of the operation and dtypes of a signature's
+    dtype: ``out = op(x)`` or ``out = op(x, y)`` over one strided run, operands in the order
+    of the signature's tags."""
+    if len(signature.names) == 4:
+        def run(n, x_address, sx, out_address, so, unused_address, unused_stride):
+            op, x_tag, out_tag, compute_tag = _unpack(signature)
+            for i in range(n):
+                x = _typed_pointer(x_address + i * sx, x_tag)[0]
+                _typed_pointer(out_address + i * so, out_tag)[0] = _store(
+                    _apply(op, _convert(x, x_tag, compute_tag)), out_tag)
+    else:
+        def run(n, x_address, sx, y_address, sy, out_address, so):
+            op, x_tag, y_tag, out_tag, compute_tag = _unpack(signature)
+            for i in range(n):
+                x = _typed_pointer(x_address + i * sx, x_tag)[0]
+                y = _typed_pointer(y_address + i * sy, y_tag)[0]
+                _typed_pointer(out_address + i * so, out_tag)[0] = _store(
+                    _apply(op, _convert(x, x_tag, compute_tag), _convert(y, y_tag, compute_tag)),
+                    out_tag)
+    return compile_run(run)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def unary(signature, layout, x_address, out_address):
     """``out = op(x)`` over a planned layout: ``layout``'s rows are the shape and the strides
@@ -101,7 +133,7 @@ def unary(signature, layout, x_address, out_address):
     outer = 1
     for d in range(last):
         outer *= shape[d]
-    index = np.zeros(last + 1, np.int64)
+    index = odometer(last + 1)
     bx = bo = 0
     for _ in range(outer):
         if sx == 1 and so == 1:
@@ -129,7 +161,7 @@ def binary(signature, layout, x_address, y_address, out_address):
     outer = 1
     for d in range(last):
         outer *= shape[d]
-    index = np.zeros(last + 1, np.int64)
+    index = odometer(last + 1)
     bx = by = bo = 0
     for _ in range(outer):
         if so == 1 and sx == 1 and sy == 1:

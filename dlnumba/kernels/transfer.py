@@ -15,12 +15,17 @@ ml_dtypes does.
 Layouts have a runtime number of dimensions: ``shape``, ``src_strides`` and ``dst_strides`` are
 int64 arrays (strides in elements), at least 2-D. The last two dimensions ``(b, a)`` are walked
 in ``tile`` x ``tile`` blocks so that a transpose keeps both sides in cache; a tile at least as
-large as both dimensions walks them plainly.
+large as both dimensions walks them plainly. Small arrays take :func:`transfer_run`'s run under
+:func:`.walk.walk` instead: a strided loop that compiles quickly.
 """
+
+import functools
 
 import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic, overload
+
+from .walk import compile_run, odometer
 
 # Tags for the dtypes Numba's CPU target cannot hold: a record whose one field names the dtype.
 FLOAT16_TAG = np.dtype([("float16", np.uint16)])
@@ -253,7 +258,7 @@ def transfer(src_address, dst_address, shape, src_strides, dst_strides, tile, sr
     outer = 1
     for d in range(ndim - 2):
         outer *= shape[d]
-    index = np.zeros(ndim, np.int64)
+    index = odometer(ndim)
     src_base = dst_base = 0
     for _ in range(outer):
         for b0 in range(0, nb, tile):
@@ -273,3 +278,14 @@ def transfer(src_address, dst_address, shape, src_strides, dst_strides, tile, sr
                             dst[t + a * da] = _convert(src[s + a * sa], src_tag, dst_tag)
         src_base, dst_base = advance(index, shape, ndim - 3, src_strides, dst_strides, src_base,
                                      dst_base)
+
+
+@functools.lru_cache(maxsize=None)
+def transfer_run(src, dst):
+    """The address of the run (:mod:`.walk`) that moves one strided run of elements tagged
+    with the dtype ``src`` to elements tagged ``dst``, converting them."""
+    def run(n, src_address, src_stride, dst_address, dst_stride, unused_address, unused_stride):
+        for i in range(n):
+            _typed_pointer(dst_address + i * dst_stride, dst)[0] = _convert(
+                _typed_pointer(src_address + i * src_stride, src)[0], src, dst)
+    return compile_run(run)

@@ -1,0 +1,85 @@
+"""The small-array engine: one compiled walk over any layout, calling a compiled run function.
+
+A first call should not wait for a large kernel to compile. Here the n-dimensional walk is one
+function, compiled once (and cached on disk) for every operation and dtype. What each operation
+and dtype compile is only a *run*: a C function over the innermost dimension of a layout,
+``void run(n, a0, s0, a1, s1, a2, s2)``, with the addresses and byte strides of up to three
+operands. The walk calls it through its address, once per innermost run. Runs are small, so
+they compile in a fraction of the time of a vectorized kernel, which only large arrays use.
+"""
+
+import numpy as np
+from llvmlite import ir
+from numba import cfunc, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+RUN = types.void(*[types.intp] * 7)
+_OPERANDS = 3  # rows of strides in a walk's layout
+
+
+@intrinsic
+def odometer(typingctx, ndim):
+    """A zeroed index of ``ndim`` int64 on the stack (``np.zeros`` would compile Numba's
+    allocator into the kernel)."""
+    def codegen(context, builder, signature, args):
+        index = builder.alloca(ir.IntType(64), size=args[0])
+        cgutils.memset(builder, index, builder.mul(args[0], args[0].type(8)), 0)
+        return index
+
+    return types.CPointer(types.int64)(types.intp), codegen
+
+
+@intrinsic
+def _call_run(typingctx, run, n, a0, s0, a1, s1, a2, s2):
+    """Call the run function at address ``run``."""
+    def codegen(context, builder, signature, args):
+        function_type = ir.FunctionType(ir.VoidType(), [ir.IntType(64)] * 7)
+        builder.call(builder.inttoptr(args[0], function_type.as_pointer()), list(args[1:]))
+        return context.get_dummy_value()
+
+    return types.void(*[types.intp] * 8), codegen
+
+
+@njit(cache=True, nogil=True)
+def walk(run, layout, a0, a1, a2):
+    """Call ``run`` on every innermost run of a layout: ``layout``'s rows are the shape and the
+    byte strides of three operands at addresses ``a0``, ``a1``, ``a2`` (zeros for one that is
+    not there), at least 2-D."""
+    shape, s0, s1, s2 = layout[0], layout[1], layout[2], layout[3]
+    last = shape.size - 1
+    outer = 1
+    for d in range(last):
+        outer *= shape[d]
+    index = odometer(last + 1)
+    for _ in range(outer):
+        _call_run(run, shape[last], a0, s0[last], a1, s1[last], a2, s2[last])
+        d = last - 1
+        while d >= 0:
+            index[d] += 1
+            a0 += s0[d]
+            a1 += s1[d]
+            a2 += s2[d]
+            if index[d] < shape[d]:
+                break
+            a0 -= s0[d] * shape[d]
+            a1 -= s1[d] * shape[d]
+            a2 -= s2[d] * shape[d]
+            index[d] = 0
+            d -= 1
+
+
+def compile_run(function):
+    """The address of ``function`` compiled as a run (loaded from Numba's cache if it is there).
+
+    ``function`` may be a closure over dtypes (NumPy dtypes, which Numba's cache keys on)."""
+    return cfunc(RUN, cache=True, error_model="numpy")(function).address
+
+
+def byte_layout(plan, itemsizes):
+    """A walk's layout for a plan (:mod:`.plan`) of operands with ``itemsizes``."""
+    layout = np.zeros((_OPERANDS + 1, plan.shape.size), np.int64)
+    layout[0] = plan.shape
+    for k, (strides, size) in enumerate(zip(plan.strides, itemsizes)):
+        layout[k + 1] = strides * size
+    return layout
