@@ -13,18 +13,21 @@ import functools
 
 import numpy as np
 from numba import njit, types
-from numba.extending import overload
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 from numba.np.numpy_support import as_dtype
 
 from .. import _dtypes
 from .._layout import c_strides, size_of
-from . import _PARALLEL_BYTES, _TAGS, _THREADS, copy_array, run_in_parallel
+from . import _PARALLEL_BYTES, _TAGS, _THREADS, _VECTORIZED_SIZE, copy_array, run_in_parallel
 from .elementwise import _implementation, _store, op_tag
 from .plan import make_plan
 from .transfer import _convert, _storage, _typed_pointer, advance
 from .vectorized_math import maximum, minimum
+from .walk import byte_layout, compile_run, odometer, walk
 
 _BLOCK = 128
+_INT64_TAG = np.empty(0, np.int64)
 # reduction: (scalar operation combining two partial results, how an element is loaded)
 _OPERATIONS = {
     "sum": ("add", "value"), "prod": ("multiply", "value"), "max": ("maximum", "value"),
@@ -108,48 +111,48 @@ def _load_overload(op, value, x_tag, acc_tag):
     return lambda op, value, x_tag, acc_tag: _convert(value, x_tag, acc_tag)
 
 
-@njit(nogil=True, error_model="numpy", inline="always")
 def _block(op, x, start, n, stride, x_tag, acc_tag):
-    """Reduce ``n`` elements with 8 independent accumulators (``n`` of at most ``_BLOCK``)."""
+    """Reduce ``n`` elements with 8 independent accumulators (``n`` of at most ``_BLOCK``),
+    combined as ``((r0 r1) (r2 r3)) ((r4 r5) (r6 r7))``. The loops over the 8 have a constant
+    count: LLVM unrolls them and keeps the accumulators in registers."""
     if n < 8:
         r = _identity(op, acc_tag)
         for i in range(n):
             r = _combine(op, r, _load(op, x[start + i * stride], x_tag, acc_tag))
         return r
-    r0 = _load(op, x[start], x_tag, acc_tag)
-    r1 = _load(op, x[start + stride], x_tag, acc_tag)
-    r2 = _load(op, x[start + 2 * stride], x_tag, acc_tag)
-    r3 = _load(op, x[start + 3 * stride], x_tag, acc_tag)
-    r4 = _load(op, x[start + 4 * stride], x_tag, acc_tag)
-    r5 = _load(op, x[start + 5 * stride], x_tag, acc_tag)
-    r6 = _load(op, x[start + 6 * stride], x_tag, acc_tag)
-    r7 = _load(op, x[start + 7 * stride], x_tag, acc_tag)
+    slots = _stack(acc_tag)
+    for j in range(8):
+        slots[j] = _load(op, x[start + j * stride], x_tag, acc_tag)
     full = n - n % 8
     for i in range(8, full, 8):
         k = start + i * stride
-        r0 = _combine(op, r0, _load(op, x[k], x_tag, acc_tag))
-        r1 = _combine(op, r1, _load(op, x[k + stride], x_tag, acc_tag))
-        r2 = _combine(op, r2, _load(op, x[k + 2 * stride], x_tag, acc_tag))
-        r3 = _combine(op, r3, _load(op, x[k + 3 * stride], x_tag, acc_tag))
-        r4 = _combine(op, r4, _load(op, x[k + 4 * stride], x_tag, acc_tag))
-        r5 = _combine(op, r5, _load(op, x[k + 5 * stride], x_tag, acc_tag))
-        r6 = _combine(op, r6, _load(op, x[k + 6 * stride], x_tag, acc_tag))
-        r7 = _combine(op, r7, _load(op, x[k + 7 * stride], x_tag, acc_tag))
-    r = _combine(op, _combine(op, _combine(op, r0, r1), _combine(op, r2, r3)),
-                 _combine(op, _combine(op, r4, r5), _combine(op, r6, r7)))
+        for j in range(8):
+            slots[j] = _combine(op, slots[j], _load(op, x[k + j * stride], x_tag, acc_tag))
+    for width in (1, 2, 4):
+        for j in range(0, 8, 2 * width):
+            slots[j] = _combine(op, slots[j], slots[j + width])
+    r = slots[0]
     for i in range(full, n):
         r = _combine(op, r, _load(op, x[start + i * stride], x_tag, acc_tag))
     return r
 
 
-def _stack(acc_tag):
-    """Room for the partial results of a pairwise reduction (compiled only)."""
+# The large-array kernels inline the block (with a constant stride, contiguous loads vectorize);
+# the small-array ones call it: Numba copies a function's IR to inline it, which costs more
+# to compile than the call.
+_inlined_block = njit(nogil=True, error_model="numpy", inline="always")(_block)
+_called_block = njit(nogil=True, error_model="numpy")(_block)
 
 
-@overload(_stack)
-def _stack_overload(acc_tag):
+@intrinsic
+def _stack(typingctx, acc_tag):
+    """Room on the stack for 64 partial results of a pairwise reduction."""
     dtype = _storage(acc_tag.dtype)
-    return lambda acc_tag: np.empty(64, dtype)
+
+    def codegen(context, builder, signature, args):
+        return cgutils.alloca_once(builder, context.get_value_type(dtype), size=64)
+
+    return types.CPointer(dtype)(acc_tag), codegen
 
 
 def _run(op, x, start, n, stride, x_tag, acc_tag):
@@ -159,12 +162,27 @@ def _run(op, x, start, n, stride, x_tag, acc_tag):
 
 @overload(_run, jit_options={"error_model": "numpy"})
 def _run_overload(op, x, start, n, stride, x_tag, acc_tag):
-    name = _OPERATIONS[_name(op)][0]
-    if name in ("add", "multiply") and isinstance(_storage(acc_tag.dtype),
-                                                  (types.Float, types.Complex)):
+    if _is_pairwise(op, acc_tag):
         return lambda op, x, start, n, stride, x_tag, acc_tag: _pairwise_run(
             op, x, start, n, stride, x_tag, acc_tag)
     return _in_order_run
+
+
+def _strided_run(op, x, start, n, stride, x_tag, acc_tag):
+    """:func:`_run`, the same results from code that compiles more quickly (compiled only)."""
+
+
+@overload(_strided_run, jit_options={"error_model": "numpy"})
+def _strided_run_overload(op, x, start, n, stride, x_tag, acc_tag):
+    if _is_pairwise(op, acc_tag):
+        return lambda op, x, start, n, stride, x_tag, acc_tag: _pairwise_strided_run(
+            op, x, start, n, stride, x_tag, acc_tag)
+    return _in_order_run
+
+
+def _is_pairwise(op, acc_tag):
+    return (_OPERATIONS[_name(op)][0] in ("add", "multiply")
+            and isinstance(_storage(acc_tag.dtype), (types.Float, types.Complex)))
 
 
 def _in_order_run(op, x, start, n, stride, x_tag, acc_tag):
@@ -182,25 +200,49 @@ def _in_order_run(op, x, start, n, stride, x_tag, acc_tag):
 def _pairwise_run(op, x, start, n, stride, x_tag, acc_tag):
     if n <= _BLOCK:
         if stride == 1:  # the block inlined with a constant stride: contiguous loads vectorize
-            return _block(op, x, start, n, 1, x_tag, acc_tag)
-        return _block(op, x, start, n, stride, x_tag, acc_tag)
+            return _inlined_block(op, x, start, n, 1, x_tag, acc_tag)
+        return _inlined_block(op, x, start, n, stride, x_tag, acc_tag)
     stack = _stack(acc_tag)
     depth = 0
-    count = 0
-    for first in range(0, n, _BLOCK):
+    for count in range((n + _BLOCK - 1) // _BLOCK):
+        first = count * _BLOCK
         size = min(_BLOCK, n - first)
         if stride == 1:
-            r = _block(op, x, start + first, size, 1, x_tag, acc_tag)
+            r = _inlined_block(op, x, start + first, size, 1, x_tag, acc_tag)
         else:
-            r = _block(op, x, start + first * stride, size, stride, x_tag, acc_tag)
-        merged = count
-        while merged & 1:
-            depth -= 1
-            r = _combine(op, stack[depth], r)
-            merged >>= 1
-        stack[depth] = r
-        depth += 1
-        count += 1
+            r = _inlined_block(op, x, start + first * stride, size, stride, x_tag, acc_tag)
+        depth = _push(op, stack, depth, count, r)
+    return _fold(op, stack, depth)
+
+
+@njit(nogil=True, error_model="numpy")
+def _pairwise_strided_run(op, x, start, n, stride, x_tag, acc_tag):
+    """:func:`_pairwise_run` with one strided block loop: the same sums, a quarter of the code."""
+    stack = _stack(acc_tag)
+    depth = 0
+    for count in range((n + _BLOCK - 1) // _BLOCK):
+        first = count * _BLOCK
+        r = _called_block(op, x, start + first * stride, min(_BLOCK, n - first), stride,
+                          x_tag, acc_tag)
+        depth = _push(op, stack, depth, count, r)
+    return _fold(op, stack, depth)
+
+
+@njit(inline="always")
+def _push(op, stack, depth, count, r):
+    """Push the ``count``-th block's result ``r``, first combining it with the results of the
+    blocks it pairs with; return the new depth."""
+    while count & 1:
+        depth -= 1
+        r = _combine(op, stack[depth], r)
+        count >>= 1
+    stack[depth] = r
+    return depth + 1
+
+
+@njit(inline="always")
+def _fold(op, stack, depth):
+    """Combine the results left on the stack, deepest last."""
     r = stack[depth - 1]
     for level in range(depth - 2, -1, -1):
         r = _combine(op, stack[level], r)
@@ -218,7 +260,7 @@ def reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, acc
     outer = 1
     for d in range(last):
         outer *= shape[d]
-    index = np.zeros(last + 1, np.int64)
+    index = odometer(last + 1)
     bx = ba = 0
     for _ in range(outer):
         if sa == 0:
@@ -235,6 +277,26 @@ def reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, acc
                 acc[ba + i * sa] = _combine(op, acc[ba + i * sa],
                                             _load(op, x[bx + i * sx], x_tag, acc_tag))
         bx, ba = advance(index, shape, last - 1, x_strides, acc_strides, bx, ba)
+
+
+@functools.lru_cache(maxsize=None)
+def reduce_run(op, x_tag, acc_tag):
+    """The address of the run (:mod:`.walk`) of :func:`reduce` for the operation and tags with
+    these dtypes: ``acc = op(acc, x)`` over one run of the accumulator (operand 0) and the input
+    (operand 1), the accumulator's stride zero where the run is reduced."""
+    x_size, acc_size = x_tag.itemsize, acc_tag.itemsize
+
+    def run(n, acc_address, sa, x_address, sx, unused_address, unused_stride):
+        x = _typed_pointer(x_address, x_tag)
+        acc = _typed_pointer(acc_address, acc_tag)
+        if sa == 0:
+            acc[0] = _combine(op, acc[0], _strided_run(op, x, 0, n, sx // x_size, x_tag, acc_tag))
+        else:
+            sx //= x_size
+            sa //= acc_size
+            for i in range(n):
+                acc[i * sa] = _combine(op, acc[i * sa], _load(op, x[i * sx], x_tag, acc_tag))
+    return compile_run(run)
 
 
 def _beyond(op, value, best):
@@ -303,18 +365,41 @@ def _arg_run(op, x, start, n, stride, x_tag, compute_tag):
     return best, position
 
 
+@functools.lru_cache(maxsize=None)
+def arg_reduce_run(op, x_tag, compute_tag):
+    """The address of the run (:mod:`.walk`) of :func:`arg_reduce` for the operation and tags
+    with these dtypes: for each of ``n`` int64 outputs (operand 0) the position of the first
+    extreme or NaN in the run of the input that starts at its place (operand 1). Operand 2 is
+    no array: its address is the length of the reduced runs, its stride theirs in bytes."""
+    x_size = x_tag.itemsize
+
+    def run(n, out_address, so, x_address, sx, length, stride):
+        for i in range(n):
+            x = _typed_pointer(x_address + i * sx, x_tag)
+            best = _convert(x[0], x_tag, compute_tag)
+            position = 0
+            k = 0
+            while best == best and k < length - 1:
+                k += 1
+                value = _convert(x[k * (stride // x_size)], x_tag, compute_tag)
+                if value != value or _beyond(op, value, best):
+                    best, position = value, k
+            _typed_pointer(out_address + i * so, _INT64_TAG)[0] = position
+    return compile_run(run)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def arg_reduce(op, shape, x_address, x_strides, x_tag, out_address, out_strides, n, stride,
                compute_tag):
     """``out`` = the position of the first extreme along a reduced dimension of ``n`` elements
     at ``stride``, for each index of the planned kept layout (at least 2-D)."""
     x = _typed_pointer(x_address, x_tag)
-    out = _typed_pointer(out_address, np.empty(0, np.int64))
+    out = _typed_pointer(out_address, _INT64_TAG)
     last = shape.size - 1
     outer = 1
     for d in range(last + 1):
         outer *= shape[d]
-    index = np.zeros(last + 1, np.int64)
+    index = odometer(last + 1)
     bx = bo = 0
     for _ in range(outer):
         out[bo] = _arg_run(op, x, bx, n, stride, x_tag, compute_tag)[1]
@@ -334,7 +419,7 @@ def scan(op, shape, x_address, x_strides, x_tag, out_address, out_strides, out_t
     outer = 1
     for d in range(last):
         outer *= shape[d]
-    index = np.zeros(last + 1, np.int64)
+    index = odometer(last + 1)
     bx = bo = 0
     for _ in range(outer):
         if axis == last:
@@ -358,7 +443,6 @@ def scan(op, shape, x_address, x_strides, x_tag, out_address, out_strides, out_t
 
 _COMBINE_PARTIALS = {"count": "sum", "sumsq": "sum"}
 _OP_TAGS = {name: reduction_tag(name) for name in _OPERATIONS}
-_INT64_TAG = np.empty(0, np.int64)
 
 
 def _identity_value(name, dtype):
@@ -391,7 +475,7 @@ class _ReduceJob:
     """Everything about a reduction that depends only on its layout, axes and dtypes."""
 
     __slots__ = ("plan", "op", "x_tag", "acc_tag", "acc_shape", "acc_strides", "identity",
-                 "pieces", "reduced_split")
+                 "pieces", "reduced_split", "walk_layout")
 
     def __init__(self, name, shape, x_strides, x_dtype, axes, acc_dtype, parallel):
         self.acc_shape = tuple(n for d, n in enumerate(shape) if d not in axes)
@@ -401,7 +485,9 @@ class _ReduceJob:
         self.plan = plan = make_plan(shape, placed, x_strides)
         self.op, self.x_tag, self.acc_tag = _OP_TAGS[name], _TAGS[x_dtype], _TAGS[acc_dtype]
         self.identity = np.array(_identity_value(name, acc_dtype), acc_dtype.storage)
-        self.pieces = self.reduced_split = None
+        self.pieces = self.reduced_split = self.walk_layout = None
+        if plan is not None and plan.size < _VECTORIZED_SIZE:
+            self.walk_layout = byte_layout(plan, (acc_dtype.itemsize, x_dtype.itemsize))
         if (plan is not None and parallel and _THREADS > 1
                 and plan.size * x_dtype.itemsize >= _PARALLEL_BYTES):
             self.pieces, self.reduced_split = _split(plan, _THREADS)
@@ -437,6 +523,10 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
     x_address += plan.offsets[1] * x_dtype.itemsize
     acc_start = acc_address + plan.offsets[0] * acc_dtype.itemsize
     acc_strides, x_strides = plan.strides
+    if job.walk_layout is not None:
+        walk(reduce_run(job.op.dtype, job.x_tag.dtype, job.acc_tag.dtype), job.walk_layout,
+             acc_start, x_address, 0)
+        return
     if job.pieces is None:
         reduce(job.op, plan.shape, x_address, x_strides, job.x_tag, acc_start, acc_strides,
                job.acc_tag)
@@ -476,6 +566,12 @@ def arg_reduce_array(name, x_address, x_strides, x_dtype, shape, axis, out_addre
     out_strides, x_strides = plan.strides
     # One thread per run: a single long run is bound by memory, and a second thread's start
     # (about 50 us here) cost more than it saved.
+    if plan.size * n < _VECTORIZED_SIZE:
+        layout = byte_layout(plan, (8, x_dtype.itemsize))
+        layout[3, -1] = stride * x_dtype.itemsize
+        walk(arg_reduce_run(op.dtype, x_tag.dtype, compute_tag.dtype), layout, out_address,
+             x_address, n)
+        return
     if (_THREADS == 1 or plan.size < _THREADS
             or plan.size * n * x_dtype.itemsize < _PARALLEL_BYTES):
         arg_reduce(op, plan.shape, x_address, x_strides, x_tag, out_address, out_strides, n,
