@@ -25,9 +25,11 @@ from .. import _dtypes
 from . import _PARALLEL_BYTES, _THREADS, _UNITS, run_in_parallel
 from .plan import make_plan
 from .transfer import _typed_pointer, advance
+from .walk import odometer
 
 _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
 _RADIX = 640  # rows this long are radix sorted (measured crossover with merging)
+_COUNTS = 6 << 11  # a radix sort's buckets: 64-bit keys take 6 passes of 11 bits
 
 
 @njit(nogil=True)
@@ -56,15 +58,17 @@ def _decode(key, codec, top):
 
 
 @njit(nogil=True)
-def _radix(keys, order, spare_keys, spare_order, n, bits):
+def _radix(keys, order, spare_keys, spare_order, n, bits, counts):
     """Stable LSD radix sort of ``keys[:n]`` (and ``order`` alongside unless it is empty);
-    returns whether the result is in the spares."""
+    returns whether the result is in the spares. ``counts`` has room for every pass's buckets
+    (``_COUNTS``)."""
     with_order = order.size > 0
     digit = 11 if bits >= 32 else 8
     buckets = 1 << digit
     mask = np.uint64(buckets - 1)
     passes = (bits + digit - 1) // digit
-    counts = np.zeros(passes * buckets, np.int64)
+    for i in range(passes * buckets):
+        counts[i] = 0
     swapped = False
     for i in range(n):
         key = np.uint64(keys[i])
@@ -146,18 +150,21 @@ def _merge_sort(keys, order, spare_keys, spare_order, n):
 
 
 @njit(nogil=True)
-def _sort_keys(keys, order, spare_keys, spare_order, n):
+def _sort_keys(keys, order, spare_keys, spare_order, n, counts):
     """Sort ``keys[:n]`` stably (``order`` alongside unless it is empty); returns whether the
-    result is in the spares. Radix sorts pay for their buckets only on long rows."""
+    result is in the spares. Radix sorts pay for their buckets only on long rows; with
+    ``counts`` None (rows shorter than ``_RADIX``) they are not even compiled."""
+    if counts is None:
+        return _merge_sort(keys, order, spare_keys, spare_order, n)
     if n < _RADIX:
         return _merge_sort(keys, order, spare_keys, spare_order, n)
-    return _radix(keys, order, spare_keys, spare_order, n, keys.itemsize * 8)
+    return _radix(keys, order, spare_keys, spare_order, n, keys.itemsize * 8, counts)
 
 
 @njit(nogil=True)
-def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, work):
+def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare, no_order,
+                 counts):
     """Write the sorted values of one real row (its keys sorted without an order)."""
-    keys, spare, _, _, no_order = work
     top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
     infinity, zero_bits = codec[0], codec[3]
     nans = negatives = zeros = 0
@@ -172,7 +179,7 @@ def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, work):
         elif bits & top:
             negatives += 1
         keys[i] = _encode(bits, codec, top, mask) ^ flip
-    if _sort_keys(keys, no_order, spare, no_order, n):
+    if _sort_keys(keys, no_order, spare, no_order, n, counts):
         keys = spare
     for i in range(n):
         dst[t + i * dst_step] = _decode(np.uint64(keys[i]) ^ flip, codec, top)
@@ -200,10 +207,10 @@ def _nan_parts(src, element, infinity, top):
 
 
 @njit(nogil=True)
-def _sort_order(src, s, src_step, n, codec, flip, components, work):
+def _sort_order(src, s, src_step, n, codec, flip, components, keys, spare, order, spare_order,
+                counts):
     """The positions that sort one row stably: by each key, the least significant first (a
     complex number's NaN parts, real part, imaginary part)."""
-    keys, spare, order, spare_order, _ = work
     top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
     for i in range(n):
         order[i] = i
@@ -215,7 +222,7 @@ def _sort_order(src, s, src_step, n, codec, flip, components, work):
             for i in range(n):
                 bits = np.uint64(src[(s + order[i] * src_step) * components + part])
                 keys[i] = _encode(bits, codec, top, mask) ^ flip
-        if _sort_keys(keys, order, spare, spare_order, n):
+        if _sort_keys(keys, order, spare, spare_order, n, counts):
             for i in range(n):
                 order[i] = spare_order[i]
     return order
@@ -223,38 +230,42 @@ def _sort_order(src, s, src_step, n, codec, flip, components, work):
 
 @njit(cache=True, nogil=True)
 def sort_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_step, dst_step,
-              unit, codec, components, descending, indices):
+              unit, codec, components, descending, indices, keys, spare, order, spare_order,
+              counts):
     """Sort every row of ``n`` elements of a layout (see the module docstring).
 
-    Writes the sorted values, or with ``indices`` the int64 positions that sort each row. A
-    complex row (``components`` 2, ``unit`` the component's storage) is sorted by positions.
+    Writes the sorted values, or with ``indices`` the int64 positions that sort each row. Rows
+    of positions and complex rows (``components`` 2, ``unit`` the component's storage) are
+    sorted by positions, in ``order`` and ``spare_order`` (room for ``n`` each); real values
+    are sorted with ``order`` None (``spare_order`` then empty), which compiles only that sort.
+    ``keys`` and ``spare`` have room for ``n`` keys; ``counts`` is room for a radix sort's
+    buckets, or None for rows shorter than ``_RADIX``.
     """
     src = _typed_pointer(src_address, unit)
-    work = (np.empty(n, unit.dtype), np.empty(n, unit.dtype), np.empty(n, np.int64),
-            np.empty(n, np.int64), np.empty(0, np.int64))
     dst_values = _typed_pointer(dst_address, unit)
-    dst_indices = _typed_pointer(dst_address, work[2])
+    dst_indices = _typed_pointer(dst_address, spare_order)
     flip = _top(unit) * np.uint64(2) - np.uint64(1) if descending else np.uint64(0)
     ndim = shape.size
     outer = 1
     for d in range(ndim):
         outer *= shape[d]
-    index = np.zeros(ndim, np.int64)
+    index = odometer(ndim)
     s = t = np.int64(0)  # not the literal 0: helpers would compile once for it
     for _ in range(outer):
-        if components == 1 and not indices:
-            _sort_values(src, s, src_step, dst_values, t, dst_step, n, codec, flip, work)
+        if order is None:
+            _sort_values(src, s, src_step, dst_values, t, dst_step, n, codec, flip, keys, spare,
+                         spare_order, counts)
         else:
-            order = _sort_order(src, s, src_step, n, codec, flip, components, work)
+            positions = _sort_order(src, s, src_step, n, codec, flip, components, keys, spare,
+                                    order, spare_order, counts)
             for j in range(n):
                 if indices:
-                    dst_indices[t + j * dst_step] = order[j]
+                    dst_indices[t + j * dst_step] = positions[j]
                 else:
                     for c in range(components):
                         dst_values[(t + j * dst_step) * components + c] = \
-                            src[(s + order[j] * src_step) * components + c]
+                            src[(s + positions[j] * src_step) * components + c]
         s, t = advance(index, shape, ndim - 1, src_strides, dst_strides, s, t)
-
 
 
 @njit(nogil=True)
@@ -382,10 +393,18 @@ def sort_axis(x, axis, out, descending, indices):
     if plan is None or n == 0:
         return
     sizes = x.dtype.itemsize, out.dtype.itemsize
-    arguments = lambda offsets, part: (
-        part, *plan.strides, x._address + (plan.offsets[0] + offsets[0]) * sizes[0],
-        out._address + (plan.offsets[1] + offsets[1]) * sizes[1], n, x._strides[axis],
-        out._strides[axis], *key_layout(x.dtype), descending, indices)
+    unit, codec, components = key_layout(x.dtype)
+    by_order = indices or components > 1
+
+    def arguments(offsets, part):
+        return (part, *plan.strides, x._address + (plan.offsets[0] + offsets[0]) * sizes[0],
+                out._address + (plan.offsets[1] + offsets[1]) * sizes[1], n, x._strides[axis],
+                out._strides[axis], unit, codec, components, descending, indices,
+                np.empty(n, unit.dtype),
+                np.empty(n, unit.dtype), np.empty(n, np.int64) if by_order else None,
+                np.empty(n if by_order else 0, np.int64),
+                np.empty(_COUNTS, np.int64) if n >= _RADIX else None)
+
     if x.size * sizes[0] >= _PARALLEL_BYTES and _THREADS > 1 and plan.size > 1:
         run_in_parallel(sort_rows, [arguments(*piece) for piece in plan.split(_THREADS)])
     else:
