@@ -9,13 +9,14 @@ import numpy as np
 from numba import njit
 
 from .transfer import _typed_pointer
+from .walk import odometer
 
 
 @njit(cache=True, nogil=True)
 def layout_offsets(shape, strides, out):
     """``out`` = the element offset of every index of ``shape``, in C order."""
     ndim = shape.size
-    index = np.zeros(ndim, np.int64)
+    index = odometer(ndim)
     offset = 0
     for k in range(out.size):
         out[k] = offset
@@ -48,7 +49,7 @@ def add_index_offsets(offsets, indices, size, stride):
 def mask_offsets(mask, mask_shape, strides, out):
     """Write the offsets of the true elements of a C-ordered mask to ``out``; return the count."""
     ndim = mask_shape.size
-    index = np.zeros(ndim, np.int64)
+    index = odometer(ndim)
     offset = 0
     count = 0
     for k in range(mask.size):

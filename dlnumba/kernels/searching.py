@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from .transfer import _typed_pointer
+from .walk import odometer
 
 _FLAGS = np.empty(0, np.uint8)  # bool storage
 
@@ -28,7 +29,7 @@ def where(shape, c_address, c_strides, x_address, x_strides, y_address, y_stride
     outer = 1
     for d in range(last):
         outer *= shape[d]
-    index = np.zeros(last + 1, np.int64)
+    index = odometer(last + 1)
     bc = bx = by = bo = 0
     for _ in range(outer):
         if sc == 1 and sx == 1 and sy == 1 and so == 1:
@@ -65,7 +66,7 @@ def nonzero(shape, strides, address, unit, magnitude, components, out):
     outer = 1
     for d in range(last):
         outer *= shape[d]
-    index = np.zeros(last + 1, np.int64)
+    index = odometer(last + 1)
     base = count = 0
     for _ in range(outer):
         for i in range(inner):

@@ -1,0 +1,173 @@
+"""Cold start: what a process that has never compiled anything waits for, against NumPy.
+
+Each measurement runs a new Python process. ``cold`` gives it an empty ``NUMBA_CACHE_DIR``
+(dlnumba compiles every kernel it uses); ``warm`` runs the same script twice on one cache
+directory and measures the second run. NumPy compiles nothing, so for it the two are the same.
+
+- ``TrackImport``: seconds that ``import <library>`` adds to ``import numba``.
+- ``TrackFirstCalls``: the script :data:`SCRIPT` makes 20 different namespace functions' first
+  calls, each on float64, float32 and int64 arrays (float-only functions on the two float
+  dtypes): the seconds of all of them together, and of the slowest one.
+- ``TrackConformance`` (dlnumba only): data-apis array-api-tests with its own per-example
+  deadline (800 ms) and examples, cold: the tests that fail (a warm run fails none, so these
+  are deadline failures) and the wall time over a warm run's.
+
+``cd asv_benchmarks && python -m benchmarks.bench_cold_start`` prints the cold and warm numbers
+of the first two for dlnumba.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+from ._common import namespace
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_ROOT = os.path.dirname(os.path.dirname(_HERE))
+
+SCRIPT = r"""
+import json, sys, time
+started = time.perf_counter()
+import numba
+numba_imported = time.perf_counter()
+LIBRARY = sys.argv[1]
+if LIBRARY == "dlnumba":
+    import dlnumba as xp
+elif LIBRARY == "numpy":
+    import numpy as xp
+else:
+    import array_api_compat.torch as xp
+imported = time.perf_counter()
+seconds = {}
+
+def first(name, dtype, call):
+    start = time.perf_counter()
+    result = call()
+    seconds[f"{name} {dtype}"] = time.perf_counter() - start
+    return result
+
+for dtype_name in ("float64", "float32", "int64"):
+    d = getattr(xp, dtype_name)
+    is_float = dtype_name != "int64"
+    a = first("asarray", dtype_name, lambda: xp.asarray([[3, 1, 2], [6, 5, 4]], dtype=d))
+    first("add", dtype_name, lambda: a + a)
+    first("multiply", dtype_name, lambda: a * 2)
+    first("subtract", dtype_name, lambda: xp.subtract(a, a))
+    first("less", dtype_name, lambda: xp.less(a, a))
+    first("abs", dtype_name, lambda: xp.abs(a))
+    if is_float:
+        first("exp", dtype_name, lambda: xp.exp(a))
+        first("sqrt", dtype_name, lambda: xp.sqrt(a))
+        first("mean", dtype_name, lambda: xp.mean(a))
+    first("sum", dtype_name, lambda: xp.sum(a, axis=0))
+    first("max", dtype_name, lambda: xp.max(a, axis=1))
+    first("argmax", dtype_name, lambda: xp.argmax(a))
+    first("cumulative_sum", dtype_name, lambda: xp.cumulative_sum(a, axis=1))
+    first("sort", dtype_name, lambda: xp.sort(a))
+    first("argsort", dtype_name, lambda: xp.argsort(a))
+    first("where", dtype_name, lambda: xp.where(a > 2, a, a))
+    first("matmul", dtype_name, lambda: a @ xp.matrix_transpose(a))
+    first("concat", dtype_name, lambda: xp.concat([a, a]))
+    first("astype", dtype_name, lambda: xp.astype(a, xp.int32 if is_float else xp.float32))
+    first("unique_values", dtype_name, lambda: xp.unique_values(a))
+print(json.dumps({"import_numba": numba_imported - started, "import": imported - numba_imported,
+                  "calls": seconds}))
+"""
+
+
+def run_script(library, cache):
+    """The report of :data:`SCRIPT` in a new process with a ``cold`` or ``warm`` cache."""
+    with tempfile.TemporaryDirectory() as cache_dir:
+        command = [sys.executable, "-c", SCRIPT, library]
+        environment = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+        for _ in range(2 if cache == "warm" else 1):
+            out = subprocess.run(command, capture_output=True, text=True, env=environment,
+                                 check=True, timeout=1200)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def _available(library):
+    if library == "torch":
+        namespace("torch")
+        try:
+            import array_api_compat.torch  # noqa: F401
+        except ImportError:
+            raise NotImplementedError("array_api_compat is not installed")
+    else:
+        namespace(library)
+
+
+class TrackImport:
+    params = (["cold", "warm"], ["dlnumba", "numpy", "torch"])
+    param_names = ("cache", "library")
+    timeout = 1200
+    unit = "seconds"
+
+    def setup(self, cache, library):
+        _available(library)
+
+    def track_import_over_numba(self, cache, library):
+        return run_script(library, cache)["import"]
+
+
+class TrackFirstCalls:
+    params = (["cold", "warm"], ["dlnumba", "numpy", "torch"])
+    param_names = ("cache", "library")
+    timeout = 1200
+    unit = "seconds"
+
+    def setup(self, cache, library):
+        _available(library)
+        self.calls = run_script(library, cache)["calls"]
+
+    def track_all(self, cache, library):
+        return sum(self.calls.values())
+
+    def track_slowest(self, cache, library):
+        return max(self.calls.values())
+
+
+def _conformance(cache_dir):
+    """Failed tests and wall seconds of array-api-tests with its default deadline."""
+    runner = os.path.join(os.environ.get("ARRAY_API_TESTS",
+                                         os.path.join(_ROOT, "..", "shared", "array-api-tests")),
+                          "run")
+    if not os.access(runner, os.X_OK):
+        raise NotImplementedError(f"no array-api-tests runner at {runner}")
+    environment = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHON=sys.executable)
+    start = time.perf_counter()
+    out = subprocess.run([runner, "-n", "auto", "-q", "-rf", "-p", "no:cacheprovider"],
+                         cwd=_ROOT, capture_output=True, text=True, env=environment, timeout=3600)
+    wall = time.perf_counter() - start
+    return len(re.findall(r"^FAILED ", out.stdout, re.MULTILINE)), wall
+
+
+class TrackConformance:
+    timeout = 7200
+    unit = "count or ratio"
+
+    def setup_cache(self):
+        with tempfile.TemporaryDirectory() as cache_dir:
+            failures, cold = _conformance(cache_dir)
+            _, warm = _conformance(cache_dir)
+        return {"failures": failures, "cold_over_warm": cold / warm}
+
+    def track_failures_cold(self, results):
+        return results["failures"]
+
+    def track_wall_cold_over_warm(self, results):
+        return results["cold_over_warm"]
+
+
+if __name__ == "__main__":
+    for cache in ("cold", "warm"):
+        report = run_script("dlnumba", cache)
+        calls = report["calls"]
+        slowest = max(calls, key=calls.get)
+        print(f"{cache}: import dlnumba adds {report['import']:.2f} s to import numba "
+              f"({report['import_numba']:.2f} s); {len(calls)} first calls take "
+              f"{sum(calls.values()):.2f} s, the slowest {slowest} {calls[slowest]:.2f} s")
