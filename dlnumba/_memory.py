@@ -11,8 +11,9 @@ _SMALL = 1 << 20
 # fault and a kernel-zeroed page per 4 KiB (or 2 MiB) on its first write, more than the work of
 # a streaming kernel that writes it.
 POOL_LIMIT = 256 << 20
-# The ctypes array type of each power-of-two size below _SMALL, by bit length.
-_SMALL_BUFFERS = [ctypes.c_char * (1 << bits) for bits in range(_SMALL.bit_length())]
+# The ctypes array type of each power-of-two size below _SMALL, by bit length (made on first
+# use: each costs a millisecond to make).
+_SMALL_BUFFERS = [None] * _SMALL.bit_length()
 _addressof = ctypes.addressof
 
 
@@ -30,7 +31,11 @@ def allocate_host(nbytes, zero=False):
     """
     size = nbytes + ALIGNMENT - 1
     if size < _SMALL:
-        buffer = _SMALL_BUFFERS[size.bit_length()]()
+        bits = size.bit_length()
+        buffer_type = _SMALL_BUFFERS[bits]
+        if buffer_type is None:
+            buffer_type = _SMALL_BUFFERS[bits] = ctypes.c_char * (1 << bits)
+        buffer = buffer_type()
         return (_addressof(buffer) + ALIGNMENT - 1) & -ALIGNMENT, buffer
     block = PooledBlock(_size_class(size))
     if zero:
