@@ -82,12 +82,12 @@ print(json.dumps({"import_numba": numba_imported - started, "import": imported -
 def run_script(library, cache):
     """The report of :data:`SCRIPT` in a new process with a ``cold`` or ``warm`` cache (and
     Python's bytecode cache written, as a user's would be)."""
-    with tempfile.TemporaryDirectory() as cache_dir:
+    with tempfile.TemporaryDirectory() as cache_dir, tempfile.TemporaryDirectory() as spare:
         command = [sys.executable, "-c", SCRIPT, library]
         environment = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
         environment.pop("PYTHONDONTWRITEBYTECODE", None)
-        subprocess.run([sys.executable, "-c", f"import {library}"], env=environment, check=True,
-                       timeout=600)  # writes the bytecode; importing compiles no kernel
+        subprocess.run([sys.executable, "-c", f"import {library}"], check=True, timeout=600,
+                       env=dict(environment, NUMBA_CACHE_DIR=spare))  # writes the bytecode
         for _ in range(2 if cache == "warm" else 1):
             out = subprocess.run(command, capture_output=True, text=True, env=environment,
                                  check=True, timeout=1200)

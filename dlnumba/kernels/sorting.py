@@ -32,13 +32,13 @@ _RADIX = 640  # rows this long are radix sorted (measured crossover with merging
 _COUNTS = 6 << 11  # a radix sort's buckets: 64-bit keys take 6 passes of 11 bits
 
 
-@njit(nogil=True)
+@njit(inline="always")
 def _top(unit):
     """The sign bit of an array's items, as a uint64."""
     return np.uint64(1) << np.uint64(unit.itemsize * 8 - 1)
 
 
-@njit(nogil=True)
+@njit(inline="always")
 def _encode(bits, codec, top, mask):
     """The key of the stored bits ``bits`` (a uint64; ``top`` is the unit's sign bit, ``mask``
     all of its bits). Every branch is on data: a runtime kind would make LLVM copy loops."""
@@ -50,7 +50,7 @@ def _encode(bits, codec, top, mask):
     return bits ^ (negative if bits & top else positive)
 
 
-@njit(nogil=True)
+@njit(inline="always")
 def _decode(key, codec, top):
     """The stored bits of an (ascending) key; NaNs and zeros come out as one canonical form."""
     _, positive, negative, _, _ = codec
@@ -99,7 +99,7 @@ def _radix(keys, order, spare_keys, spare_order, n, bits, counts):
     return swapped
 
 
-@njit(nogil=True)
+@njit(inline="always")
 def _insertion(keys, order, low, high):
     """Stable insertion sort of ``keys[low:high]`` (and ``order`` alongside unless it is
     empty), in place."""
@@ -198,7 +198,7 @@ def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare
                 zero_slot += 1
 
 
-@njit(nogil=True)
+@njit(inline="always")
 def _nan_parts(src, element, infinity, top):
     """Which parts of a complex number are NaN, in NumPy's order: 0 none, 1 the imaginary part,
     2 the real part, 3 both."""
@@ -230,20 +230,12 @@ def _sort_order(src, s, src_step, n, codec, flip, components, keys, spare, order
 
 @njit(cache=True, nogil=True)
 def sort_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_step, dst_step,
-              unit, codec, components, descending, indices, keys, spare, order, spare_order,
-              counts):
-    """Sort every row of ``n`` elements of a layout (see the module docstring).
-
-    Writes the sorted values, or with ``indices`` the int64 positions that sort each row. Rows
-    of positions and complex rows (``components`` 2, ``unit`` the component's storage) are
-    sorted by positions, in ``order`` and ``spare_order`` (room for ``n`` each); real values
-    are sorted with ``order`` None (``spare_order`` then empty), which compiles only that sort.
-    ``keys`` and ``spare`` have room for ``n`` keys; ``counts`` is room for a radix sort's
-    buckets, or None for rows shorter than ``_RADIX``.
-    """
+              unit, codec, descending, keys, spare, no_order, counts):
+    """Write the sorted values of every real row of ``n`` elements of a layout (see the module
+    docstring). ``keys`` and ``spare`` have room for ``n`` keys, ``no_order`` is empty, and
+    ``counts`` is room for a radix sort's buckets, or None for rows shorter than ``_RADIX``."""
     src = _typed_pointer(src_address, unit)
-    dst_values = _typed_pointer(dst_address, unit)
-    dst_indices = _typed_pointer(dst_address, spare_order)
+    dst = _typed_pointer(dst_address, unit)
     flip = _top(unit) * np.uint64(2) - np.uint64(1) if descending else np.uint64(0)
     ndim = shape.size
     outer = 1
@@ -252,19 +244,39 @@ def sort_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_
     index = odometer(ndim)
     s = t = np.int64(0)  # not the literal 0: helpers would compile once for it
     for _ in range(outer):
-        if order is None:
-            _sort_values(src, s, src_step, dst_values, t, dst_step, n, codec, flip, keys, spare,
-                         spare_order, counts)
-        else:
-            positions = _sort_order(src, s, src_step, n, codec, flip, components, keys, spare,
-                                    order, spare_order, counts)
-            for j in range(n):
-                if indices:
-                    dst_indices[t + j * dst_step] = positions[j]
-                else:
-                    for c in range(components):
-                        dst_values[(t + j * dst_step) * components + c] = \
-                            src[(s + positions[j] * src_step) * components + c]
+        _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare, no_order,
+                     counts)
+        s, t = advance(index, shape, ndim - 1, src_strides, dst_strides, s, t)
+
+
+@njit(cache=True, nogil=True)
+def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_step, dst_step,
+               unit, codec, components, descending, indices, keys, spare, order, spare_order,
+               counts):
+    """Sort every row of ``n`` elements of a layout by positions: write the int64 positions
+    that sort each row (``indices``), or its values in that order (complex rows:
+    ``components`` 2, ``unit`` the component's storage). ``order`` and ``spare_order`` have
+    room for ``n`` positions; the rest is as for :func:`sort_rows`."""
+    src = _typed_pointer(src_address, unit)
+    dst_values = _typed_pointer(dst_address, unit)
+    dst_indices = _typed_pointer(dst_address, order)
+    flip = _top(unit) * np.uint64(2) - np.uint64(1) if descending else np.uint64(0)
+    ndim = shape.size
+    outer = 1
+    for d in range(ndim):
+        outer *= shape[d]
+    index = odometer(ndim)
+    s = t = np.int64(0)
+    for _ in range(outer):
+        positions = _sort_order(src, s, src_step, n, codec, flip, components, keys, spare, order,
+                                spare_order, counts)
+        for j in range(n):
+            if indices:
+                dst_indices[t + j * dst_step] = positions[j]
+            else:
+                for c in range(components):
+                    dst_values[(t + j * dst_step) * components + c] = \
+                        src[(s + positions[j] * src_step) * components + c]
         s, t = advance(index, shape, ndim - 1, src_strides, dst_strides, s, t)
 
 
@@ -397,15 +409,18 @@ def sort_axis(x, axis, out, descending, indices):
     by_order = indices or components > 1
 
     def arguments(offsets, part):
-        return (part, *plan.strides, x._address + (plan.offsets[0] + offsets[0]) * sizes[0],
-                out._address + (plan.offsets[1] + offsets[1]) * sizes[1], n, x._strides[axis],
-                out._strides[axis], unit, codec, components, descending, indices,
-                np.empty(n, unit.dtype),
-                np.empty(n, unit.dtype), np.empty(n, np.int64) if by_order else None,
-                np.empty(n if by_order else 0, np.int64),
-                np.empty(_COUNTS, np.int64) if n >= _RADIX else None)
+        layout = (part, *plan.strides, x._address + (plan.offsets[0] + offsets[0]) * sizes[0],
+                  out._address + (plan.offsets[1] + offsets[1]) * sizes[1], n,
+                  x._strides[axis], out._strides[axis], unit, codec)
+        work = (np.empty(n, unit.dtype), np.empty(n, unit.dtype))
+        counts = np.empty(_COUNTS, np.int64) if n >= _RADIX else None
+        if by_order:
+            return (*layout, components, descending, indices, *work, np.empty(n, np.int64),
+                    np.empty(n, np.int64), counts)
+        return (*layout, descending, *work, np.empty(0, np.int64), counts)
 
+    kernel = order_rows if by_order else sort_rows
     if x.size * sizes[0] >= _PARALLEL_BYTES and _THREADS > 1 and plan.size > 1:
-        run_in_parallel(sort_rows, [arguments(*piece) for piece in plan.split(_THREADS)])
+        run_in_parallel(kernel, [arguments(*piece) for piece in plan.split(_THREADS)])
     else:
-        sort_rows(*arguments((0, 0), plan.shape))
+        kernel(*arguments((0, 0), plan.shape))
