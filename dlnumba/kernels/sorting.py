@@ -13,9 +13,10 @@ real, both), the real part, the imaginary part; a complex row is sorted by posit
 
 Layouts follow the copy engine: the dimensions other than the sorted one are a plan (``shape``,
 two strides arrays, at least 2-D) walked with a runtime number of dimensions; the sorted axis is
-a length and a stride per side. The storage unit (``unit``, an empty uint8/16/32/64 array) is
-the one compile-time choice, so four compilations cover every dtype; how bits become keys is
-runtime data (``codec``, see :func:`key_layout`).
+a length and a stride per side. What compiles is chosen by the storage unit (``unit``, an empty
+uint8/16/32/64 array: four cover every dtype), the kernel (:func:`sort_rows` for values,
+:func:`order_rows` for positions) and whether rows are long enough for a radix sort; how bits
+become keys is runtime data (``codec``, see :func:`key_layout`).
 """
 
 import numpy as np
