@@ -37,7 +37,7 @@ class _Job:
     """Everything about a transfer that depends only on its layouts and dtypes."""
 
     __slots__ = ("plan", "src_tag", "dst_tag", "src_low", "src_high", "dst_low", "dst_high",
-                 "src_start", "dst_start", "alignment", "parallel", "walk_layout")
+                 "src_start", "dst_start", "alignment", "parallel", "walk_layout", "run")
 
     def __init__(self, shape, src_strides, dst_strides, src_dtype, dst_dtype):
         self.plan = plan = make_plan(shape, src_strides, dst_strides, tile_transposes=True)
@@ -55,8 +55,9 @@ class _Job:
         self.alignment = min(src_size, 8) - 1 if same else 0
         self.parallel = (plan.size * max(src_size, dst_size) >= _PARALLEL_BYTES and _THREADS > 1
                          and (plan.tiled or src_dtype in _COMPUTED or dst_dtype in _COMPUTED))
-        # Small layouts take the small-array engine, with plain (untiled) strides.
-        self.walk_layout = None
+        # Small layouts take the small-array engine, with plain (untiled) strides; its run is
+        # compiled (or loaded) on the first copy.
+        self.walk_layout = self.run = None
         if plan.size < _VECTORIZED_SIZE:
             plain = make_plan(shape, src_strides, dst_strides)
             self.walk_layout = byte_layout(plain, (src_size, dst_size))
@@ -105,8 +106,9 @@ def copy_array(src_address, src_strides, src_dtype, dst_address, dst_strides, ds
     src_address += job.src_start
     dst_address += job.dst_start
     if job.walk_layout is not None:
-        walk(transfer_run(job.src_tag.dtype, job.dst_tag.dtype), job.walk_layout, src_address,
-             dst_address, 0)
+        if job.run is None:
+            job.run = transfer_run(job.src_tag.dtype, job.dst_tag.dtype)
+        walk(job.run, job.walk_layout, src_address, dst_address, 0)
         return
     src_strides, dst_strides = plan.strides
     if not job.parallel:

@@ -475,7 +475,7 @@ class _ReduceJob:
     """Everything about a reduction that depends only on its layout, axes and dtypes."""
 
     __slots__ = ("plan", "op", "x_tag", "acc_tag", "acc_shape", "acc_strides", "identity",
-                 "pieces", "reduced_split", "walk_layout")
+                 "pieces", "reduced_split", "walk_layout", "run")
 
     def __init__(self, name, shape, x_strides, x_dtype, axes, acc_dtype, parallel):
         self.acc_shape = tuple(n for d, n in enumerate(shape) if d not in axes)
@@ -485,7 +485,7 @@ class _ReduceJob:
         self.plan = plan = make_plan(shape, placed, x_strides)
         self.op, self.x_tag, self.acc_tag = _OP_TAGS[name], _TAGS[x_dtype], _TAGS[acc_dtype]
         self.identity = np.array(_identity_value(name, acc_dtype), acc_dtype.storage)
-        self.pieces = self.reduced_split = self.walk_layout = None
+        self.pieces = self.reduced_split = self.walk_layout = self.run = None
         if plan is not None and plan.size < _VECTORIZED_SIZE:
             self.walk_layout = byte_layout(plan, (acc_dtype.itemsize, x_dtype.itemsize))
         if (plan is not None and parallel and _THREADS > 1
@@ -524,8 +524,9 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
     acc_start = acc_address + plan.offsets[0] * acc_dtype.itemsize
     acc_strides, x_strides = plan.strides
     if job.walk_layout is not None:
-        walk(reduce_run(job.op.dtype, job.x_tag.dtype, job.acc_tag.dtype), job.walk_layout,
-             acc_start, x_address, 0)
+        if job.run is None:
+            job.run = reduce_run(job.op.dtype, job.x_tag.dtype, job.acc_tag.dtype)
+        walk(job.run, job.walk_layout, acc_start, x_address, 0)
         return
     if job.pieces is None:
         reduce(job.op, plan.shape, x_address, x_strides, job.x_tag, acc_start, acc_strides,
@@ -549,6 +550,17 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
                  acc_dtype, partials.shape, (0,), acc_address, acc_dtype, parallel=False)
 
 
+@functools.lru_cache(maxsize=4096)
+def _arg_walk(name, x_dtype, plan, stride):
+    """The run and the walk's layout of a small arg-reduction: its kept plan, the reduced
+    stride (elements) in the third operand's row."""
+    run = arg_reduce_run(_OP_TAGS[name].dtype, _TAGS[x_dtype].dtype,
+                         _TAGS[_dtypes.computation_dtype(x_dtype)].dtype)
+    layout = byte_layout(plan, (8, x_dtype.itemsize))
+    layout[3, -1] = stride * x_dtype.itemsize
+    return run, layout
+
+
 def arg_reduce_array(name, x_address, x_strides, x_dtype, shape, axis, out_address):
     """The position of the first maximum (``name="max"``) or minimum (``"min"``) along ``axis``
     of a layout (a NaN counts as the extreme), written to the C-contiguous int64 array of the
@@ -564,14 +576,12 @@ def arg_reduce_array(name, x_address, x_strides, x_dtype, shape, axis, out_addre
     x_address += plan.offsets[1] * x_dtype.itemsize
     out_address += plan.offsets[0] * 8
     out_strides, x_strides = plan.strides
+    if plan.size * n < _VECTORIZED_SIZE:
+        run, layout = _arg_walk(name, x_dtype, plan, stride)
+        walk(run, layout, out_address, x_address, n)
+        return
     # One thread per run: a single long run is bound by memory, and a second thread's start
     # (about 50 us here) cost more than it saved.
-    if plan.size * n < _VECTORIZED_SIZE:
-        layout = byte_layout(plan, (8, x_dtype.itemsize))
-        layout[3, -1] = stride * x_dtype.itemsize
-        walk(arg_reduce_run(op.dtype, x_tag.dtype, compute_tag.dtype), layout, out_address,
-             x_address, n)
-        return
     if (_THREADS == 1 or plan.size < _THREADS
             or plan.size * n * x_dtype.itemsize < _PARALLEL_BYTES):
         arg_reduce(op, plan.shape, x_address, x_strides, x_tag, out_address, out_strides, n,

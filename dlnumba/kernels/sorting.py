@@ -31,6 +31,7 @@ from .walk import odometer
 _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
 _RADIX = 640  # rows this long are radix sorted (measured crossover with merging)
 _COUNTS = 6 << 11  # a radix sort's buckets: 64-bit keys take 6 passes of 11 bits
+_NO_ORDER = np.empty(0, np.int64)  # a sort of values sorts its keys without positions
 
 
 @njit(inline="always")
@@ -418,7 +419,7 @@ def sort_axis(x, axis, out, descending, indices):
         if by_order:
             return (*layout, components, descending, indices, *work, np.empty(n, np.int64),
                     np.empty(n, np.int64), counts)
-        return (*layout, descending, *work, np.empty(0, np.int64), counts)
+        return (*layout, descending, *work, _NO_ORDER, counts)
 
     kernel = order_rows if by_order else sort_rows
     if x.size * sizes[0] >= _PARALLEL_BYTES and _THREADS > 1 and plan.size > 1:
