@@ -168,21 +168,14 @@ def _run_overload(op, x, start, n, stride, x_tag, acc_tag):
     return _in_order_run
 
 
-def _strided_run(op, x, start, n, stride, x_tag, acc_tag):
-    """:func:`_run`, the same results from code that compiles more quickly (compiled only)."""
-
-
-@overload(_strided_run, jit_options={"error_model": "numpy"})
-def _strided_run_overload(op, x, start, n, stride, x_tag, acc_tag):
-    if _is_pairwise(op, acc_tag):
-        return lambda op, x, start, n, stride, x_tag, acc_tag: _pairwise_strided_run(
-            op, x, start, n, stride, x_tag, acc_tag)
-    return _in_order_run
-
-
 def _is_pairwise(op, acc_tag):
-    return (_OPERATIONS[_name(op)][0] in ("add", "multiply")
-            and isinstance(_storage(acc_tag.dtype), (types.Float, types.Complex)))
+    return _sums_pairwise(_name(op), isinstance(_storage(acc_tag.dtype),
+                                                (types.Float, types.Complex)))
+
+
+def _sums_pairwise(name, floating):
+    """Whether the reduction ``name`` runs pairwise (float and complex sums and products)."""
+    return floating and _OPERATIONS[name][0] in ("add", "multiply")
 
 
 def _in_order_run(op, x, start, n, stride, x_tag, acc_tag):
@@ -194,6 +187,9 @@ def _in_order_run(op, x, start, n, stride, x_tag, acc_tag):
         for i in range(n):
             r = _combine(op, r, _load(op, x[start + i * stride], x_tag, acc_tag))
     return r
+
+
+_in_order_strided_run = njit(nogil=True, error_model="numpy")(_in_order_run)
 
 
 @njit(nogil=True, error_model="numpy")
@@ -285,12 +281,16 @@ def reduce_run(op, x_tag, acc_tag):
     these dtypes: ``acc = op(acc, x)`` over one run of the accumulator (operand 0) and the input
     (operand 1), the accumulator's stride zero where the run is reduced."""
     x_size, acc_size = x_tag.itemsize, acc_tag.itemsize
+    floating = acc_tag.kind in "fc" and acc_tag.names is None  # not a float16 record tag
+    reduce_one_run = (_pairwise_strided_run if _sums_pairwise(op.names[0], floating)
+                      else _in_order_strided_run)
 
     def run(n, acc_address, sa, x_address, sx, unused_address, unused_stride):
         x = _typed_pointer(x_address, x_tag)
         acc = _typed_pointer(acc_address, acc_tag)
         if sa == 0:
-            acc[0] = _combine(op, acc[0], _strided_run(op, x, 0, n, sx // x_size, x_tag, acc_tag))
+            acc[0] = _combine(op, acc[0], reduce_one_run(op, x, 0, n, sx // x_size, x_tag,
+                                                         acc_tag))
         else:
             sx //= x_size
             sa //= acc_size
