@@ -252,16 +252,18 @@ def _at(typingctx, address, kind):
     return pointer_type(_intp, kind), codegen
 
 
-@njit(inline="always")
-def _fail(report, status, axis):
+@njit
+def _report(report, status, axis):
+    """Write a status and the axis it concerns (or -1) to the report."""
     _store_word(report, status)
     _store_word(report + 14 * 8, axis)
-    return status
 
 
 @njit
 def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
-    """Check a DLTensor and fill the report; return a status code."""
+    """Check a DLTensor and fill the report (but its status); return the status and the axis
+    it concerns (or -1). The statuses are returned, not passed to a helper: Numba would compile
+    the helper once for each constant."""
     data = _load_word(tensor)
     device_type, device_id = _at(tensor + 8, np.int32)[0], _at(tensor + 12, np.int32)[0]
     ndim = _at(tensor + 16, np.int32)[0]
@@ -278,21 +280,21 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
     _store_word(report + 12 * 8, byte_offset)
     _store_word(report + 13 * 8, data)
     if ndim < 0 or ndim > ndim_limit:
-        return _fail(report, BAD_NDIM, -1)
+        return BAD_NDIM, -1
     if ndim > 0 and shape == 0:
-        return _fail(report, NULL_SHAPE, -1)
+        return NULL_SHAPE, -1
     dtype_index = -1
     if code < 7 and bits % 8 == 0 and bits <= 128 and lanes == 1:
         dtype_index = _at(dtype_table + code * 17 + bits // 8, np.int8)[0]
     if dtype_index < 0:
-        return _fail(report, BAD_DTYPE, -1)
+        return BAD_DTYPE, -1
     _store_word(report + 3 * 8, dtype_index)
     # kDLCPU:0; kDLCUDA devices dlnumba can use; pinned (kDLCUDAHost) and managed
     # (kDLCUDAManaged) memory, which the host reads in place whatever the device id.
     if not ((device_type == 1 and device_id == 0)
             or (device_type == 2 and 0 <= device_id < cuda_devices)
             or ((device_type == 3 or device_type == 13) and device_id >= 0)):
-        return _fail(report, BAD_DEVICE, -1)
+        return BAD_DEVICE, -1
     itemsize = bits // 8
     shape_out = report + _REPORT_BYTES
     strides_out = shape_out + 8 * ndim
@@ -302,7 +304,7 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
         n = _load_word(shape + 8 * axis)
         _store_word(shape_out + 8 * axis, n)
         if n < 0:
-            return _fail(report, NEGATIVE_SIZE, axis)
+            return NEGATIVE_SIZE, axis
         _store_word(strides_out + 8 * axis, _load_word(strides + 8 * axis) if strides else step)
         if n > 1:
             step = step * n if step <= _LIMIT // n else _LIMIT
@@ -318,32 +320,31 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
         s = _load_word(strides_out + 8 * axis)
         if n > 1 and not empty:
             if s < -largest or s > largest or abs(s) * itemsize > _LIMIT // (n - 1):
-                return _fail(report, TOO_LARGE, axis)
+                return TOO_LARGE, axis
             reach = s * itemsize * (n - 1)
             if reach > 0:
                 high += reach
             else:
                 low += reach
             if high > _LIMIT or low < -_LIMIT:
-                return _fail(report, TOO_LARGE, axis)
+                return TOO_LARGE, axis
         elif s < -largest or s > largest:
             _store_word(strides_out + 8 * axis, step)
         if n > 1:
             if step > largest // n:
-                return _fail(report, TOO_LARGE, axis)
+                return TOO_LARGE, axis
             step *= n
     if not empty and data == 0:
-        return _fail(report, NULL_DATA, -1)
+        return NULL_DATA, -1
     if data < 0 or byte_offset < 0 or byte_offset > _LIMIT:
-        return _fail(report, BAD_ADDRESS, -1)
+        return BAD_ADDRESS, -1
     base = data + byte_offset
     # An element may lie anywhere from address 1 (0 is NULL: no memory is there) to 2**63 - 1.
     if base < data or base + low < (0 if empty else 1) or \
             high + itemsize > 0x7FFFFFFFFFFFFFFF - base:
-        return _fail(report, BAD_ADDRESS, -1)
+        return BAD_ADDRESS, -1
     _store_word(report + 8, base)
-    _store_word(report, OK)
-    return OK
+    return OK, -1
 
 
 @njit(inline="always")
@@ -367,11 +368,14 @@ def _import_tensor(capsule, none, report, ndim_limit, cuda_devices, dtype_table,
         _store_word(out + 5 * 8, major)
         _store_word(out + 6 * 8, minor)
         if major != 1:  # another ABI: no other field may be read
-            _fail(out, BAD_VERSION, -1)
+            _report(out, np.int64(BAD_VERSION), np.int64(-1))
             _Py_IncRef(none)
             return none
         _store_word(out + 4 * 8, _load_word(managed + 24))
-        if _validate(managed + 32, out, ndim_limit, cuda_devices, _address(dtype_table)) == OK:
+        status, axis = _validate(managed + 32, out, ndim_limit, cuda_devices,
+                                 _address(dtype_table))
+        _report(out, status, axis)
+        if status == OK:
             return _adopt(capsule, managed, _cstr("dltensor_versioned"),
                           _cstr("used_dltensor_versioned"),
                           _cstr("dlnumba.imported_dltensor_versioned"), release_versioned)
@@ -379,14 +383,16 @@ def _import_tensor(capsule, none, report, ndim_limit, cuda_devices, dtype_table,
         managed = _address(_PyCapsule_GetPointer(capsule, _cstr("dltensor")))
         for i in range(4, 7):
             _store_word(out + i * 8, 0)
-        if _validate(managed, out, ndim_limit, cuda_devices, _address(dtype_table)) == OK:
+        status, axis = _validate(managed, out, ndim_limit, cuda_devices, _address(dtype_table))
+        _report(out, status, axis)
+        if status == OK:
             return _adopt(capsule, managed, _cstr("dltensor"), _cstr("used_dltensor"),
                           _cstr("dlnumba.imported_dltensor"), release_legacy)
     elif (_PyCapsule_IsValid(capsule, _cstr("used_dltensor_versioned"))
           or _PyCapsule_IsValid(capsule, _cstr("used_dltensor"))):
-        _fail(out, CONSUMED, -1)
+        _report(out, np.int64(CONSUMED), np.int64(-1))
     else:
-        _fail(out, NOT_DLPACK, -1)
+        _report(out, np.int64(NOT_DLPACK), np.int64(-1))
     _Py_IncRef(none)
     return none
 
