@@ -4,10 +4,10 @@ Each measurement runs a new Python process. ``cold`` gives it an empty ``NUMBA_C
 (dlnumba compiles every kernel it uses); ``warm`` runs the same script twice on one cache
 directory and measures the second run. NumPy compiles nothing, so for it the two are the same.
 
-- ``TrackImport``: seconds that ``import <library>`` adds to ``import numba``.
-- ``TrackFirstCalls``: the script :data:`SCRIPT` makes 20 different namespace functions' first
-  calls, each on float64, float32 and int64 arrays (float-only functions on the two float
-  dtypes): the seconds of all of them together, and of the slowest one.
+- ``TrackFirstCalls``: the script :data:`SCRIPT` imports the library after Numba, then makes
+  20 different namespace functions' first calls, each on float64, float32 and int64 arrays
+  (float-only functions on the two float dtypes): the seconds that ``import <library>`` adds
+  to ``import numba``, those of all the calls together, and of the slowest one.
 - ``TrackConformance`` (dlnumba only): data-apis array-api-tests with its own per-example
   deadline (800 ms) and examples, cold: the tests that fail (a warm run fails none, so these
   are deadline failures) and the wall time over a warm run's.
@@ -105,19 +105,6 @@ def _available(library):
         namespace(library)
 
 
-class TrackImport:
-    params = (["cold", "warm"], ["dlnumba", "numpy", "torch"])
-    param_names = ("cache", "library")
-    timeout = 1200
-    unit = "seconds"
-
-    def setup(self, cache, library):
-        _available(library)
-
-    def track_import_over_numba(self, cache, library):
-        return run_script(library, cache)["import"]
-
-
 class TrackFirstCalls:
     params = (["cold", "warm"], ["dlnumba", "numpy", "torch"])
     param_names = ("cache", "library")
@@ -126,13 +113,16 @@ class TrackFirstCalls:
 
     def setup(self, cache, library):
         _available(library)
-        self.calls = run_script(library, cache)["calls"]
+        self.report = run_script(library, cache)
+
+    def track_import_over_numba(self, cache, library):
+        return self.report["import"]
 
     def track_all(self, cache, library):
-        return sum(self.calls.values())
+        return sum(self.report["calls"].values())
 
     def track_slowest(self, cache, library):
-        return max(self.calls.values())
+        return max(self.report["calls"].values())
 
 
 def _conformance(cache_dir):

@@ -24,7 +24,7 @@ from numba.extending import intrinsic, overload
 from .scalar import IMPLEMENTATIONS
 from .transfer import (_bfloat16_from_float32, _convert, _half_from_float32, _half_from_float64,
                        _storage, _typed_pointer, advance)
-from .walk import compile_run, odometer
+from .walk import advance3, compile_run, odometer
 
 _COMPILED = {}
 
@@ -183,16 +183,5 @@ def binary(signature, layout, x_address, y_address, out_address):
                 out[bo + i * so] = _store(_apply(op, _convert(x[bx + i * sx], x_tag, compute_tag),
                                                  _convert(y[by + i * sy], y_tag, compute_tag)),
                                           out_tag)
-        d = last - 1
-        while d >= 0:
-            index[d] += 1
-            bx += x_strides[d]
-            by += y_strides[d]
-            bo += out_strides[d]
-            if index[d] < shape[d]:
-                break
-            bx -= x_strides[d] * shape[d]
-            by -= y_strides[d] * shape[d]
-            bo -= out_strides[d] * shape[d]
-            index[d] = 0
-            d -= 1
+        bx, by, bo = advance3(index, shape, last - 1, x_strides, y_strides, out_strides, bx, by,
+                              bo)

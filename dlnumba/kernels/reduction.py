@@ -281,16 +281,19 @@ def reduce_run(op, x_tag, acc_tag):
     these dtypes: ``acc = op(acc, x)`` over one run of the accumulator (operand 0) and the input
     (operand 1), the accumulator's stride zero where the run is reduced."""
     x_size, acc_size = x_tag.itemsize, acc_tag.itemsize
-    floating = acc_tag.kind in "fc" and acc_tag.names is None  # not a float16 record tag
-    reduce_one_run = (_pairwise_strided_run if _sums_pairwise(op.names[0], floating)
-                      else _in_order_strided_run)
+    # A constant of the closure (Numba prunes the other branch): a dispatcher there would
+    # change the run's cache key in every process.
+    pairwise = _sums_pairwise(op.names[0], acc_tag.kind in "fc" and acc_tag.names is None)
 
     def run(n, acc_address, sa, x_address, sx, unused_address, unused_stride):
         x = _typed_pointer(x_address, x_tag)
         acc = _typed_pointer(acc_address, acc_tag)
         if sa == 0:
-            acc[0] = _combine(op, acc[0], reduce_one_run(op, x, 0, n, sx // x_size, x_tag,
-                                                         acc_tag))
+            if pairwise:
+                value = _pairwise_strided_run(op, x, 0, n, sx // x_size, x_tag, acc_tag)
+            else:
+                value = _in_order_strided_run(op, x, 0, n, sx // x_size, x_tag, acc_tag)
+            acc[0] = _combine(op, acc[0], value)
         else:
             sx //= x_size
             sa //= acc_size

@@ -54,19 +54,28 @@ def walk(run, layout, a0, a1, a2):
     index = odometer(last + 1)
     for _ in range(outer):
         _call_run(run, shape[last], a0, s0[last], a1, s1[last], a2, s2[last])
-        d = last - 1
-        while d >= 0:
-            index[d] += 1
-            a0 += s0[d]
-            a1 += s1[d]
-            a2 += s2[d]
-            if index[d] < shape[d]:
-                break
-            a0 -= s0[d] * shape[d]
-            a1 -= s1[d] * shape[d]
-            a2 -= s2[d] * shape[d]
-            index[d] = 0
-            d -= 1
+        a0, a1, a2 = advance3(index, shape, last - 1, s0, s1, s2, a0, a1, a2)
+
+
+@njit(inline="always")
+def advance3(index, shape, top, s0, s1, s2, a0, a1, a2):
+    """Step the odometer ``index`` over dimensions ``top``, ``top - 1``, ..., 0 of ``shape``
+    (the last changing fastest) and move three offsets with it, by the strides ``s0``, ``s1``,
+    ``s2``; returns the new offsets."""
+    d = top
+    while d >= 0:
+        index[d] += 1
+        a0 += s0[d]
+        a1 += s1[d]
+        a2 += s2[d]
+        if index[d] < shape[d]:
+            break
+        a0 -= s0[d] * shape[d]
+        a1 -= s1[d] * shape[d]
+        a2 -= s2[d] * shape[d]
+        index[d] = 0
+        d -= 1
+    return a0, a1, a2
 
 
 def compile_run(function):
