@@ -37,9 +37,13 @@ class _LazyCfunc:
         functools.update_wrapper(self, function)
 
     @functools.cached_property
+    def _compiled(self):
+        return cfunc(self._signature, cache=True)(self.__wrapped__)
+
+    @property
     def address(self):
-        """The address of the compiled C function."""
-        return cfunc(self._signature, cache=True)(self.__wrapped__).address
+        """The address of the compiled C function (which lives as long as this object)."""
+        return self._compiled.address
 
 
 def _on_first_use(signature):

@@ -6,7 +6,9 @@ When the innermost dimension is reduced, each run of it is reduced to one value 
 blocks of 128 with 8 accumulators, as NumPy sums) and combined into its accumulator; when it is
 kept, whole rows are combined into the accumulator row. The operation travels as a tag (an
 empty array whose record dtype's one field names it), so each (operation, input dtype,
-accumulator dtype) is one compiled, cached specialization for every layout.
+accumulator dtype) is one compiled, cached specialization for every layout. Below 2**14
+elements, reductions and arg-reductions run the same arithmetic as small runs
+(:func:`reduce_run`, :func:`arg_reduce_run`) under :func:`.walk.walk`, which compile quickly.
 """
 
 import functools
@@ -146,7 +148,8 @@ _called_block = njit(nogil=True, error_model="numpy")(_block)
 
 @intrinsic
 def _stack(typingctx, acc_tag):
-    """Room on the stack for 64 partial results of a pairwise reduction."""
+    """Room on the stack for 64 values of the accumulator's type: a pairwise reduction's
+    partial results, or a block's 8 accumulators."""
     dtype = _storage(acc_tag.dtype)
 
     def codegen(context, builder, signature, args):

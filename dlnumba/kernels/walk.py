@@ -16,6 +16,7 @@ from numba.extending import intrinsic
 
 RUN = types.void(*[types.intp] * 7)
 _OPERANDS = 3  # rows of strides in a walk's layout
+_RUNS = []  # every run compiled in this process
 
 
 @intrinsic
@@ -81,8 +82,12 @@ def advance3(index, shape, top, s0, s1, s2, a0, a1, a2):
 def compile_run(function):
     """The address of ``function`` compiled as a run (loaded from Numba's cache if it is there).
 
-    ``function`` may be a closure over dtypes (NumPy dtypes, which Numba's cache keys on)."""
-    return cfunc(RUN, cache=True, error_model="numpy")(function).address
+    ``function`` may be a closure over dtypes, numbers and bools: Numba's cache keys on them (a
+    dispatcher there would make a new key in every process). The compiled run stays alive as
+    long as the process: walks call it by its address."""
+    compiled = cfunc(RUN, cache=True, error_model="numpy")(function)
+    _RUNS.append(compiled)
+    return compiled.address
 
 
 def byte_layout(plan, itemsizes):
