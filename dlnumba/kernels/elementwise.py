@@ -16,7 +16,6 @@ LLVM vectorizes.
 
 import functools
 
-
 import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic, overload
