@@ -35,7 +35,8 @@ xp.sort(a), xp.argsort(b), xp.asarray(a.T, copy=True), xp.from_dlpack(np.arange(
 def _compiles(code, cache_dir):
     """The dispatchers Numba compiled while a new process ran ``code``."""
     result = subprocess.run([sys.executable, "-c", _COUNT_COMPILES, code], capture_output=True,
-                            text=True, timeout=900, env={**os.environ, "NUMBA_CACHE_DIR": cache_dir})
+                            text=True, timeout=900,
+                            env={**os.environ, "NUMBA_CACHE_DIR": cache_dir})
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.splitlines()[-1])
 

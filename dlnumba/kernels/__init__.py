@@ -8,7 +8,7 @@ import numba
 import numpy as np
 
 from .. import _dtypes
-from .._layout import c_strides
+from .._layout import c_strides, size_of
 from .elementwise import binary, signature_tag, strided_run, unary
 from .plan import make_plan
 from .transfer import BFLOAT16_TAG, FLOAT16_TAG, transfer, transfer_run
@@ -40,7 +40,9 @@ class _Job:
                  "src_start", "dst_start", "alignment", "parallel", "walk_layout", "run")
 
     def __init__(self, shape, src_strides, dst_strides, src_dtype, dst_dtype):
-        self.plan = plan = make_plan(shape, src_strides, dst_strides, tile_transposes=True)
+        # Small layouts take the small-array engine, which walks them plainly (untiled).
+        small = size_of(shape) < _VECTORIZED_SIZE
+        self.plan = plan = make_plan(shape, src_strides, dst_strides, tile_transposes=not small)
         if plan is None:
             return
         same = src_dtype is dst_dtype
@@ -55,14 +57,9 @@ class _Job:
         self.alignment = min(src_size, 8) - 1 if same else 0
         self.parallel = (plan.size * max(src_size, dst_size) >= _PARALLEL_BYTES and _THREADS > 1
                          and (plan.tiled or src_dtype in _COMPUTED or dst_dtype in _COMPUTED))
-        # Small layouts take the small-array engine, with plain (untiled) strides; its run is
-        # compiled (or loaded) on the first copy.
-        self.walk_layout = self.run = None
-        if plan.size < _VECTORIZED_SIZE:
-            plain = make_plan(shape, src_strides, dst_strides)
-            self.walk_layout = byte_layout(plain, (src_size, dst_size))
-            self.src_start = plain.offsets[0] * src_size
-            self.dst_start = plain.offsets[1] * dst_size
+        # The small-array engine's run is compiled (or loaded) on the first copy.
+        self.walk_layout = byte_layout(plan, (src_size, dst_size)) if small else None
+        self.run = None
 
 
 _job = functools.lru_cache(maxsize=4096)(_Job)

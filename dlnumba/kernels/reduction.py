@@ -577,15 +577,15 @@ def arg_reduce_array(name, x_address, x_strides, x_dtype, shape, axis, out_addre
     plan = make_plan(kept_shape, c_strides(kept_shape), kept_strides)
     if plan is None:
         return
-    op, x_tag = _OP_TAGS[name], _TAGS[x_dtype]
-    compute_tag = _TAGS[_dtypes.computation_dtype(x_dtype)]
     x_address += plan.offsets[1] * x_dtype.itemsize
     out_address += plan.offsets[0] * 8
-    out_strides, x_strides = plan.strides
     if plan.size * n < _VECTORIZED_SIZE:
         run, layout = _arg_walk(name, x_dtype, plan, stride)
         walk(run, layout, out_address, x_address, n)
         return
+    op, x_tag = _OP_TAGS[name], _TAGS[x_dtype]
+    compute_tag = _TAGS[_dtypes.computation_dtype(x_dtype)]
+    out_strides, x_strides = plan.strides
     # One thread per run: a single long run is bound by memory, and a second thread's start
     # (about 50 us here) cost more than it saved.
     if (_THREADS == 1 or plan.size < _THREADS

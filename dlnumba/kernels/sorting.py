@@ -154,11 +154,10 @@ def _merge_sort(keys, order, spare_keys, spare_order, n):
 @njit(nogil=True)
 def _sort_keys(keys, order, spare_keys, spare_order, n, counts):
     """Sort ``keys[:n]`` stably (``order`` alongside unless it is empty); returns whether the
-    result is in the spares. Radix sorts pay for their buckets only on long rows; with
-    ``counts`` None (rows shorter than ``_RADIX``) they are not even compiled."""
+    result is in the spares. Rows of ``_RADIX`` or more are radix sorted in ``counts``'s
+    buckets; shorter ones, which pass ``counts`` None, are merge sorted, and then the radix sort
+    is not even compiled."""
     if counts is None:
-        return _merge_sort(keys, order, spare_keys, spare_order, n)
-    if n < _RADIX:
         return _merge_sort(keys, order, spare_keys, spare_order, n)
     return _radix(keys, order, spare_keys, spare_order, n, keys.itemsize * 8, counts)
 
