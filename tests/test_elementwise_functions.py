@@ -1139,6 +1139,18 @@ def test_expm1_complex_is_accurate_near_zero(dtype):
     np.testing.assert_allclose(got, want.astype(dtype), rtol=COMPLEX_RTOL[dtype])
 
 
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("name", ["log", "log2", "log10"])
+def test_complex_logarithms_of_subnormal_parts(name, dtype):
+    # The thorough profile found log(1e-45+1e-45j) in complex64 off by 0.35: |z| was formed
+    # in the subnormal range, where it kept one significant bit.
+    tiny = np.finfo(np.float32 if dtype == "complex64" else np.float64).smallest_subnormal
+    z = np.array([tiny + tiny * 1j, 3 * tiny + tiny * 1j, 1000 * tiny - 7 * tiny * 1j], dtype)
+    got = read(getattr(xp, name)(xp.asarray(z)))
+    want = getattr(np, name)(z.astype(np.complex128))
+    np.testing.assert_allclose(got, want.astype(dtype), rtol=COMPLEX_RTOL[dtype], err_msg=name)
+
+
 @pytest.mark.parametrize("dtype", REAL_FLOATS)
 def test_maximum_minimum_propagate_nan_from_either_operand(dtype):
     one = make_array(logical([1.0, -inf], dtype), dtype)

@@ -376,10 +376,15 @@ def _log_parts(x, y):
         return x + y, x + y
     big, small = max(abs(x), abs(y)), min(abs(x), abs(y))
     one, half = like(1, x), like(0.5, x)
+    eps, largest, smallest = float_limits(x)
     if half <= big < like(2, x):  # |z| near 1: log1p(|z|**2 - 1), |z|**2 never formed
         return half * math.log1p((big - one) * (big + one) + small * small), angle
-    if big > float_limits(x)[1] * half:  # |z| may overflow: halve both parts
+    if big > largest * half:  # |z| may overflow: halve both parts
         return math.log(math.hypot(big * half, small * half)) + like(math.log(2.0), x), angle
+    if big < smallest:  # subnormal parts: |z| would lose digits; scale them by 1/eps**2
+        scale = one / (eps * eps)
+        return (math.log(math.hypot(big * scale, small * scale)) + like(2, x) * math.log(eps),
+                angle)
     return math.log(math.hypot(big, small)), angle
 
 
