@@ -24,6 +24,11 @@ from ._dtypes import (
 from ._indexing_functions import take, take_along_axis
 from ._info import __array_namespace_info__
 from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
+from ._mode import is_strict, set_strict, strict
+from ._nan_functions import (
+    nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd, nansum,
+    nanvar,
+)
 from ._manipulation_functions import (
     broadcast_arrays, broadcast_shapes, broadcast_to, concat, expand_dims, flip, moveaxis,
     permute_dims, repeat, reshape, roll, squeeze, stack, tile, unstack,
@@ -88,7 +93,9 @@ __all__ = [
     # DLPack, legacy interface
     "to_dlpack",
     # extensions
-    "fft", "linalg",
+    "fft", "linalg", "is_strict", "set_strict", "strict",
+    "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod",
+    "nanstd", "nansum", "nanvar",
 ]
 
 # Functions with kernels on every device; the others have host kernels only, and arrays on a
@@ -101,6 +108,8 @@ _ON_ANY_DEVICE = {
     "stack", "unstack", "roll", "tile", "meshgrid", "take", "take_along_axis", "sum", "prod",
     "max", "min", "mean", "var", "std", "all", "any", "argmax", "argmin", "count_nonzero",
     "cumulative_prod", "cumulative_sum", "diff", "linspace", "nonzero", "repeat", "tril", "triu",
-    "where", *_elementwise_names,
+    "where", "is_strict", "set_strict", "strict", "nanargmax", "nanargmin", "nancumprod",
+    "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar",
+    *_elementwise_names,
 }
 on_host_namespace(globals(), __all__, _ON_ANY_DEVICE)

@@ -4,7 +4,8 @@ import numpy as np
 
 from . import _dlpack
 from ._devices import CPU, as_device, check_available
-from ._dtypes import bfloat16, float32, from_numpy_dtype
+from ._dtypes import _dtype_by_name, bfloat16, float32, from_numpy_dtype
+from ._mode import is_strict
 from ._layout import broadcast_strides, c_strides, size_of, view_of
 from ._memory import allocate_host, numpy_view
 from .kernels import copy_array
@@ -176,13 +177,16 @@ class ndarray:
                 "typestr": storage.str, "stream": 1}
 
     def __array__(self, dtype=None, copy=None):
-        """What NumPy asks for when ``__array_interface__`` is absent: refused, so that
-        ``np.asarray`` of a bfloat16 array or of one off the CPU does not become an object
-        array."""
+        """What NumPy asks for when ``__array_interface__`` is absent: a bfloat16 array as an
+        ``ml_dtypes.bfloat16`` view (a copy if ``copy``); refused off the CPU and where
+        ml_dtypes is not installed, so that ``np.asarray`` does not make an object array."""
         if self._device != CPU:
             raise ValueError(f"an array on {self._device} cannot become a NumPy array; move it "
                              "first with to_device('cpu')")
-        raise TypeError("NumPy has no bfloat16 dtype; convert with astype(x, float32) first")
+        view = self._numpy().view(self._dtype.dtype)
+        if dtype is not None and np.dtype(dtype) != view.dtype:
+            return view.astype(dtype)
+        return view.copy() if copy else view
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """Run a NumPy (or Numba ``@vectorize``/``@guvectorize``) ufunc on the memory in place.
@@ -279,18 +283,25 @@ class ndarray:
         if _indexing.is_array_index(key):
             shape, offsets = _indexing.array_index_offsets(self, key)
             return _indexing.gather_offsets(self, shape, offsets)
-        offset, shape, strides = view_of(key, self._shape, self._strides)
+        try:
+            offset, shape, strides = view_of(key, self._shape, self._strides)
+        except IndexError:
+            converted = _indexing.numpy_index(key)
+            if converted is key:
+                raise
+            return self[converted]
         return self._view(offset, shape, strides)
 
     def __setitem__(self, key, value):
         if self._readonly:
             raise ValueError("assignment destination is read-only")
         if type(value) in _SCALAR_KINDS:
-            check_scalar_kind(value, self._dtype)
+            check_scalar_kind(value, self._dtype, stored=True)
             value = scalar_source(value, self._dtype)
         elif not isinstance(value, ndarray):
             from ._creation_functions import asarray
             value = asarray(value, dtype=None if hasattr(value, "__dlpack__") else self._dtype)
+        key = _indexing.numpy_index(key)
         if _indexing.is_array_index(key):
             shape, offsets = _indexing.array_index_offsets(self, key)
             _indexing.scatter_offsets(self, shape, offsets, value)
@@ -330,6 +341,13 @@ class ndarray:
             raise TypeError(f"only integer arrays can be used as an index, not {self._dtype}")
         return int(self._scalar("index"))
 
+    def __reduce__(self):
+        """Pickle the values, copied to the host, never the address: an array unpickled in
+        another process (a Dask or Cubed worker) owns a copy, on the same device."""
+        host = self if self._device == CPU else self.to_device(CPU)
+        return (_unpickle, (np.array(host._numpy(), copy=True), self._dtype.name,
+                            str(self._device)))
+
     def __repr__(self):
         if self._device != CPU:  # the values are not readable from here
             return f"ndarray(shape={self._shape}, dtype={self._dtype}, device='{self._device}')"
@@ -350,7 +368,7 @@ def scalar_source(value, dtype):
 
 
 _SCALARS = (bool, int, float, complex)
-_OPERANDS = (ndarray, *_SCALARS)
+_OPERANDS = (ndarray, np.generic, *_SCALARS)
 
 
 def _binary_operator(name, dunder):
@@ -443,6 +461,14 @@ def _ufunc_operand(x):
     return x._numpy()
 
 
+def _unpickle(values, dtype_name, device):
+    """An array over the NumPy array ``values`` (bfloat16: its bits as uint16), on ``device``."""
+    array = ndarray._new(values.__array_interface__["data"][0], values.shape,
+                         tuple(s // values.itemsize for s in values.strides),
+                         _dtype_by_name(dtype_name), CPU, values, False)
+    return array if device == "cpu" else array.to_device(device)
+
+
 def _from_numpy(result):
     """A NumPy array as a dlnumba array over the same memory (NumPy scalars stay as they are)."""
     if not isinstance(result, np.ndarray):
@@ -453,8 +479,12 @@ def _from_numpy(result):
                         not result.flags.writeable)
 
 
-def check_scalar_kind(value, dtype):
-    """Check that a Python scalar may be stored in ``dtype`` (the array API's scalar rules).
+def check_scalar_kind(value, dtype, *, stored=False):
+    """Check that a Python scalar may take part in an operation with a ``dtype`` array (the
+    array API's scalar rules) or, if ``stored``, be stored in one.
+
+    Outside strict mode a stored scalar is converted as NumPy converts it (2.5 is stored as 2
+    in an integer array, 5 as True in a bool one), except a complex one in a real array.
 
     Raises
     ------
@@ -462,8 +492,11 @@ def check_scalar_kind(value, dtype):
         For bool with a numeric dtype, int with bool, float with an integer dtype or bool,
         complex with a real dtype.
     """
-    if dtype.kind not in _SCALAR_KINDS[type(value)]:
-        raise TypeError(f"a Python {type(value).__name__} ({value!r}) cannot be stored in a "
+    if dtype.kind in _SCALAR_KINDS[type(value)]:
+        return
+    if stored and type(value) is not complex and not is_strict():
+        return
+    raise TypeError(f"a Python {type(value).__name__} ({value!r}) cannot be stored in a "
                         f"{dtype} array")
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _dlpack
 from ._arguments import check_int
-from ._array_object import _cuda, check_scalar_kind, ndarray
+from ._array_object import _cuda, _from_numpy, check_scalar_kind, ndarray
 from ._capi import CapsuleType
 from ._devices import CPU, as_device
 from ._dtypes import as_dtype, bfloat16, bool as bool_, complex128, float64, \
@@ -108,6 +108,11 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     target = None if device is None else as_device(device)
     if isinstance(obj, ndarray):
         array, fresh = obj, False
+    elif isinstance(obj, np.ndarray) and obj.dtype.name == "bfloat16":
+        array, fresh = _from_numpy(obj), False  # ml_dtypes: NumPy's DLPack refuses it
+    elif isinstance(obj, np.ndarray) and obj.dtype.kind not in "biufc":
+        raise TypeError(f"asarray cannot convert a NumPy array of dtype {obj.dtype}; dlnumba "
+                        "holds bool and numbers only")
     elif hasattr(obj, "__dlpack__"):
         array = from_dlpack(obj, copy=False if copy is False else None)
         fresh = False
@@ -205,7 +210,7 @@ def full(shape, fill_value, *, dtype=None, device=None):
     if type(fill_value) not in _DEFAULT_DTYPE:
         raise TypeError(f"fill_value must be a bool, int, float or complex, not {fill_value!r}")
     dtype, device = _creation_args(dtype, device, _DEFAULT_DTYPE[type(fill_value)])
-    check_scalar_kind(fill_value, dtype)
+    check_scalar_kind(fill_value, dtype, stored=True)
     array = ndarray._empty(_as_shape(shape), dtype, device)
     array._fill(fill_value)
     return array

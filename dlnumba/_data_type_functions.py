@@ -4,10 +4,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._array_object import check_scalar_kind, ndarray
+from ._array_object import _SCALAR_KINDS, check_scalar_kind, ndarray
 from ._dtypes import (
-    KINDS, DType, as_dtype, bfloat16, complex64, complex128, float32, float64, promote,
+    _PYTHON_TYPES, KINDS, DType, as_dtype, bfloat16, common_dtype, complex64, complex128, float32,
+    float64, promote,
 )
+from ._mode import is_strict
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
@@ -116,7 +118,10 @@ def result_type(*arrays_and_dtypes):
     """The dtype that promotion gives for arrays, dtypes and Python scalars.
 
     Python scalars do not change the result, except that a complex scalar makes a real floating
-    result complex of the same precision; otherwise each must be of a kind the result can hold.
+    result complex of the same precision. Outside strict mode, what the standard leaves open
+    follows NumPy 2: dtypes of mixed kinds promote as ``np.result_type`` does, and a scalar of
+    a kind the result cannot hold promotes as a dtype of its kind (a bool scalar takes the
+    result's); in strict mode these raise TypeError.
 
     Raises
     ------
@@ -126,15 +131,21 @@ def result_type(*arrays_and_dtypes):
         With no array or dtype among the arguments.
     """
     dtypes = [a.dtype if isinstance(a, ndarray) else a for a in arrays_and_dtypes
-              if type(a) not in (bool, int, float, complex)]
+              if type(a) not in _SCALAR_TYPES]
     if not dtypes:
         raise ValueError("result_type needs at least one array or dtype")
     result = as_dtype(dtypes[0])
     for dtype in dtypes[1:]:
-        result = promote(result, as_dtype(dtype))
+        result = common_dtype(result, as_dtype(dtype))
     for scalar in arrays_and_dtypes:
         if type(scalar) is complex and result.kind == "real floating":
             result = complex128 if result is float64 else complex64
-        elif type(scalar) in (bool, int, float, complex):
-            check_scalar_kind(scalar, result)
+        elif type(scalar) in _SCALAR_TYPES and result.kind not in _SCALAR_KINDS[type(scalar)]:
+            if is_strict():
+                check_scalar_kind(scalar, result)
+            elif type(scalar) is not bool:
+                result = common_dtype(result, _PYTHON_TYPES[type(scalar)])
     return result
+
+
+_SCALAR_TYPES = (bool, int, float, complex)

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from ._mode import is_strict
+
 __all__ = [
     "DType", "DTYPES", "as_dtype", "from_numpy_dtype",
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -50,6 +52,17 @@ class DType:
     def __reduce__(self):
         return (_dtype_by_name, (self.name,))
 
+    @property
+    def dtype(self):
+        """The NumPy dtype: ``np.dtype(xp.float32)`` is ``np.dtype("float32")``.
+
+        bfloat16's is ``ml_dtypes.bfloat16`` (raises TypeError where ml_dtypes is not
+        installed: NumPy itself has no bfloat16).
+        """
+        if self.name != "bfloat16":
+            return self.storage
+        return numpy_bfloat16()
+
 
 bool = DType("bool", "bool", DL_BOOL, 8, np.bool_)
 int8 = DType("int8", "signed integer", DL_INT, 8, np.int8)
@@ -97,17 +110,54 @@ def from_numpy_dtype(np_dtype):
                         f"supported: {', '.join(d.name for d in DTYPES)}") from None
 
 
+def numpy_bfloat16():
+    """``ml_dtypes.bfloat16`` as a NumPy dtype (TypeError where ml_dtypes is not installed)."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise TypeError("NumPy has no bfloat16 dtype; install ml_dtypes (JAX brings it) for "
+                        "NumPy to read bfloat16 arrays") from None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+# The dtype each Python type stands for as a ``dtype=`` (the default dtypes).
+_PYTHON_TYPES = {_builtin_bool: bool, int: int64, float: float64, complex: complex128}
+
+
 def as_dtype(dtype):
-    """Check that ``dtype`` is a dlnumba dtype and return it.
+    """The dlnumba dtype that ``dtype`` spells.
+
+    Besides dlnumba's dtypes, these are taken (not in strict mode): NumPy dtypes and scalar
+    types, the strings NumPy takes (``"float32"``, ``"f4"``, ``"int"``, ...), ``"bfloat16"``
+    and ``ml_dtypes.bfloat16``, and Python's ``bool``, ``int``, ``float`` and ``complex`` (the
+    default dtypes).
 
     Raises
     ------
     TypeError
-        If ``dtype`` is anything else (a string, a NumPy dtype, a Python type).
+        For anything else, naming it; in strict mode, for anything but a dlnumba dtype.
     """
     if isinstance(dtype, DType):
         return dtype
-    raise TypeError(f"dtype must be a dlnumba dtype such as dlnumba.float32, not {dtype!r}")
+    if is_strict():
+        raise TypeError(f"dtype must be a dlnumba dtype such as dlnumba.float32, not {dtype!r} "
+                        "(strict mode)")
+    if isinstance(dtype, type) and dtype in _PYTHON_TYPES:
+        return _PYTHON_TYPES[dtype]
+    if type(dtype) is str and dtype in _BY_NAME:
+        return _BY_NAME[dtype]
+    try:
+        np_dtype = None if dtype is None else np.dtype(dtype)
+    except (TypeError, ValueError):
+        np_dtype = None
+    if np_dtype is not None and not np_dtype.isnative:
+        raise TypeError(f"dtype {dtype!r} has a non-native byte order; dlnumba stores native "
+                        "byte order only")
+    if np_dtype is None:
+        raise TypeError(f"{dtype!r} is not a dtype dlnumba knows; use one of "
+                        f"{', '.join(d.name for d in DTYPES)} (as dlnumba dtypes, NumPy dtypes or "
+                        "strings)")
+    return from_numpy_dtype(np_dtype)
 
 
 def computation_dtype(dtype):
@@ -161,3 +211,24 @@ def promote(a, b):
         return _BY_NAME[f"float{bits}"]
     raise TypeError(f"{a} and {b} have no common dtype: the array API does not promote between "
                     f"{a.kind} and {b.kind}; convert one explicitly with astype")
+
+
+def _numpy_twin(dtype):
+    return np.dtype(np.float16) if dtype is bfloat16 else dtype.storage
+
+
+def promote_like_numpy(a, b):
+    """The result dtype of ``a`` and ``b`` where the standard leaves it open (mixed kinds,
+    uint64 with a signed integer): NumPy 2's, bfloat16 taking part as float16 does."""
+    result = from_numpy_dtype(np.result_type(_numpy_twin(a), _numpy_twin(b)))
+    return bfloat16 if result is float16 and bfloat16 in (a, b) else result
+
+
+def common_dtype(a, b):
+    """:func:`promote`, extended by :func:`promote_like_numpy` outside strict mode."""
+    try:
+        return promote(a, b)
+    except TypeError:
+        if is_strict():
+            raise
+    return promote_like_numpy(a, b)

@@ -3,14 +3,23 @@
 Each function is one row of ``_FUNCTIONS``: its arity, the dtype kinds it accepts (the
 standard's categories), and how its result dtype follows from the promoted input dtype.
 Binary functions take Python scalars for either operand, as the standard allows.
+
+Outside strict mode (:mod:`._mode`), what the standard leaves open follows NumPy 2: dtypes of
+mixed kinds promote as ``np.result_type`` does, a Python scalar of another kind takes its
+default dtype, and a dtype outside a function's category runs in the dtype of the loop the
+NumPy ufunc would choose (``sqrt`` of int8 in float16, ``divide`` of integers in float64).
 """
 
 import functools
 
-from ._array_object import _cuda, check_scalar_kind, ndarray, scalar_source
+import numpy as np
+
+from ._array_object import _SCALAR_KINDS, _cuda, check_scalar_kind, ndarray, scalar_source
 from ._data_type_functions import iinfo, result_type
-from ._dtypes import (bfloat16, bool as bool_, complex64, complex128, computation_dtype,
-                      float32, float64, promote)
+from ._dtypes import (_PYTHON_TYPES, bfloat16, bool as bool_, complex64, complex128,
+                      computation_dtype, float16, float32, float64, from_numpy_dtype, promote,
+                      uint8)
+from ._mode import is_strict
 from ._devices import CPU
 from ._layout import (broadcast_shapes, broadcast_strides, c_strides, dense_strides_like,
                       size_of)
@@ -73,12 +82,72 @@ _FUNCTIONS = {
 # Functions that leave some kinds unchanged: the result is a copy of the input.
 _IDENTITY = {"ceil": ("int",), "floor": ("int",), "trunc": ("int",), "round": ("int",),
              "conj": ("int", "float"), "real": ("int", "float")}
+# The NumPy ufuncs of the functions whose names differ; ``real`` and ``imag`` have none.
+_UFUNC_NAMES = {"acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh",
+                "atan": "arctan", "atan2": "arctan2", "atanh": "arctanh",
+                "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift",
+                "bitwise_invert": "invert", "conj": "conjugate", "pow": "power",
+                "round": "rint", "real": None, "imag": None}
 
 
 def _check(name, dtype):
     category = _FUNCTIONS[name][1]
     if dtype.kind not in _CATEGORIES[category]:
         raise TypeError(f"{name} takes arrays of {category} dtypes, not {dtype}")
+
+
+def _numpy_loop(name, dtypes):
+    """The computation and result dtypes of the loop that NumPy's ufunc for ``name`` would
+    choose for operands of ``dtypes``, or None where NumPy has none or dlnumba has no
+    implementation of it.
+
+    A loop over bool for a numeric function (``add``, ``maximum``, ``abs``) runs in uint8: its
+    results, stored as bool, are the truth values NumPy's bool loop gives. A logical function
+    of numbers runs on their truth values (nonzero is true).
+    """
+    ufunc = getattr(np, _UFUNC_NAMES.get(name, name) or "", None)
+    twins = tuple(np.dtype(np.float16) if d is bfloat16 else d.storage for d in dtypes)
+    try:
+        loop = ufunc.resolve_dtypes(twins + (None,))
+    except (AttributeError, TypeError):
+        return None
+    computation, result = from_numpy_dtype(loop[0]), from_numpy_dtype(loop[-1])
+    category = _CATEGORIES[_FUNCTIONS[name][1]]
+    if computation is float16 and bfloat16 in dtypes:
+        computation = result = bfloat16
+    if category == ("bool",):
+        computation = bool_  # logical functions of numbers: of their truth values
+    elif computation is bool_ and "bool" not in category:
+        computation = uint8
+    try:
+        _check(name, computation)
+    except TypeError:
+        return None  # NumPy's own extensions, such as integer reciprocal and complex ordering
+    return computation, result
+
+
+@functools.lru_cache(maxsize=1024)
+def _operation(name, dtypes):
+    """The dtype ``name`` computes in for operands of ``dtypes`` (as the kernels take it: float16
+    is widened later), its result dtype, and the TypeError message of strict mode when the
+    standard does not cover these dtypes (else None).
+
+    Raises
+    ------
+    TypeError
+        Where neither the standard nor NumPy's ufunc takes ``dtypes``.
+    """
+    try:
+        dtype = dtypes[0] if len(dtypes) == 1 else promote(*dtypes)
+        _check(name, dtype)
+        return dtype, _result_dtype(name, dtype), None
+    except TypeError as error:
+        strict_error = str(error)
+    loop = _numpy_loop(name, dtypes)
+    if loop is None:
+        raise TypeError(f"{name} takes arrays of {_FUNCTIONS[name][1]} dtypes, not "
+                        f"{' and '.join(map(str, dtypes))}")
+    return (*loop, strict_error)
 
 
 def _result_dtype(name, dtype):
@@ -99,26 +168,29 @@ def _kind(name, dtype):
 @functools.lru_cache(maxsize=4096)
 def _unary_signature(name, dtype, shape, strides):
     """What a call needs besides the address: the kind, whether the result is ``x`` itself,
-    the result's dtype, layout and size in bytes, the computation dtype, and the kernel job
-    when one thread runs it."""
-    _check(name, dtype)
-    kind = _kind(name, dtype)
-    result_dtype, out_strides = _result_dtype(name, dtype), dense_strides_like(shape, strides)
-    compute_dtype = computation_dtype(dtype)
+    the result's dtype, layout and size in bytes, the computation dtype, the kernel job when
+    one thread runs it, and the error strict mode raises (None where the standard allows
+    ``dtype``)."""
+    operation, result_dtype, strict_error = _operation(name, (dtype,))
+    kind = _kind(name, operation)
+    out_strides = dense_strides_like(shape, strides)
+    compute_dtype = computation_dtype(operation)
     job = elementwise_job(name, kind, ((strides, dtype), (out_strides, result_dtype)), shape,
                           compute_dtype)
     return (kind, kind in _IDENTITY.get(name, ()), result_dtype, out_strides,
             size_of(shape) * result_dtype.itemsize, compute_dtype,
-            job if job.plan is not None and not job.parallel else None)
+            job if job.plan is not None and not job.parallel else None, strict_error)
 
 
 def _unary(name, x, /):
     if not isinstance(x, ndarray):
         raise TypeError(f"{name} expects a dlnumba.ndarray, not {type(x).__name__}")
-    kind, identity, result_dtype, out_strides, nbytes, compute_dtype, job = _unary_signature(
-        name, x._dtype, x._shape, x._strides)
+    kind, identity, result_dtype, out_strides, nbytes, compute_dtype, job, strict_error = \
+        _unary_signature(name, x._dtype, x._shape, x._strides)
+    if strict_error is not None and is_strict():
+        raise TypeError(strict_error)
     if identity:
-        return x._copy()
+        return x._copy(result_dtype)
     if job is not None and x._device is CPU:
         # The common case, kept lean: fresh host memory overlaps no input.
         address, owner = allocate_host(nbytes)
@@ -140,11 +212,16 @@ def _apply(name, kind, inputs, out, shape, compute_dtype, device):
 
 
 def _as_operands(name, x1, x2):
-    """Two arrays from two operands, a Python scalar taking the other operand's dtype."""
+    """Two arrays from two operands, a Python scalar taking the other operand's dtype; outside
+    strict mode a NumPy scalar is a 0-d array of its own dtype, as in NumPy."""
     if isinstance(x1, ndarray) and type(x2) in _SCALARS:
         return x1, _scalar_array(x2, x1)
     if isinstance(x2, ndarray) and type(x1) in _SCALARS:
         return _scalar_array(x1, x2), x2
+    if (isinstance(x1, (ndarray, np.generic)) and isinstance(x2, (ndarray, np.generic))
+            and not is_strict()):
+        from ._creation_functions import asarray
+        return asarray(x1), asarray(x2)
     raise TypeError(f"{name} expects arrays, or an array and a Python scalar; got "
                     f"{type(x1).__name__} and {type(x2).__name__}")
 
@@ -152,10 +229,14 @@ def _as_operands(name, x1, x2):
 def _scalar_array(value, x):
     """A 0-d array of ``value`` for an operation with the array ``x``, on its device (the
     standard's mixed array/scalar rules: a complex scalar makes a real floating dtype
-    complex)."""
+    complex; outside strict mode, NumPy's for the cases the standard leaves open)."""
     dtype = x.dtype
     if type(value) is complex and dtype.kind == "real floating":
         dtype = result_type(dtype, value)
+    elif dtype.kind not in _SCALAR_KINDS[type(value)] and not is_strict():
+        # NumPy 2's rules for a Python scalar of another kind: it takes the default dtype of
+        # its kind, except a bool, which takes the array's.
+        dtype = dtype if type(value) is bool else _PYTHON_TYPES[type(value)]
     else:
         check_scalar_kind(value, dtype)
     if dtype is bfloat16 or x._device is not CPU:
@@ -170,22 +251,21 @@ _SCALARS = (bool, int, float, complex)
 @functools.lru_cache(maxsize=4096)
 def _binary_signature(name, dtype1, dtype2, shape1, shape2, strides1, strides2):
     """What a call needs besides the addresses: the result's shape, dtype, layout and size in
-    bytes, the broadcast strides, the computation's kind and dtype, and the kernel job when one
-    thread runs it."""
-    _check(name, dtype1)
-    _check(name, dtype2)
-    dtype = promote(dtype1, dtype2)
+    bytes, the broadcast strides, the computation's kind and dtype, the kernel job when one
+    thread runs it, and the error strict mode raises (None where the standard allows the
+    dtypes)."""
+    dtype, result_dtype, strict_error = _operation(name, (dtype1, dtype2))
     shape = broadcast_shapes(shape1, shape2)
     strides1 = broadcast_strides(shape1, strides1, shape)
     strides2 = broadcast_strides(shape2, strides2, shape)
     template = strides1 if shape1 == shape else strides2 if shape2 == shape else c_strides(shape)
-    result_dtype, out_strides = _result_dtype(name, dtype), dense_strides_like(shape, template)
+    out_strides = dense_strides_like(shape, template)
     kind, compute_dtype = _kind(name, dtype), computation_dtype(dtype)
     job = elementwise_job(name, kind, ((strides1, dtype1), (strides2, dtype2),
                                        (out_strides, result_dtype)), shape, compute_dtype)
     return (shape, result_dtype, out_strides, size_of(shape) * result_dtype.itemsize, strides1,
             strides2, kind, compute_dtype,
-            job if job.plan is not None and not job.parallel else None)
+            job if job.plan is not None and not job.parallel else None, strict_error)
 
 
 def _binary(name, x1, x2, /, out=None):
@@ -193,9 +273,11 @@ def _binary(name, x1, x2, /, out=None):
         x1, x2 = _as_operands(name, x1, x2)
     if x1._device is not x2._device and x1._device != x2._device:
         raise ValueError(f"{name}: arrays on {x1.device} and {x2.device} cannot be combined")
-    shape, result_dtype, out_strides, nbytes, strides1, strides2, kind, compute_dtype, job = \
-        _binary_signature(name, x1._dtype, x2._dtype, x1._shape, x2._shape, x1._strides,
-                          x2._strides)
+    (shape, result_dtype, out_strides, nbytes, strides1, strides2, kind, compute_dtype, job,
+     strict_error) = _binary_signature(name, x1._dtype, x2._dtype, x1._shape, x2._shape,
+                                       x1._strides, x2._strides)
+    if strict_error is not None and is_strict():
+        raise TypeError(strict_error)
     if out is None:
         if job is not None and x1._device is CPU:
             # The common case, kept lean: fresh host memory overlaps no input.

@@ -14,7 +14,8 @@ from ._arguments import normalize_axis
 from ._array_object import _cuda, ndarray
 from ._devices import CPU
 from ._dtypes import int64, uint64
-from ._layout import broadcast_shapes, broadcast_strides, size_of
+from ._layout import broadcast_shapes, broadcast_strides, size_of, view_of
+from ._mode import is_strict
 from .kernels import _UNITS
 from .kernels.indexing import add_index_offsets, gather, layout_offsets, mask_offsets, scatter
 
@@ -26,14 +27,29 @@ def is_array_index(key):
     return any(isinstance(k, ndarray) and (k.dtype.kind == "bool" or k.ndim > 0) for k in parts)
 
 
+def numpy_index(key):
+    """``key`` with its NumPy arrays and lists made dlnumba arrays, outside strict mode (NumPy
+    indexes with them); ``key`` itself where it has none."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if is_strict() or not any(isinstance(k, (np.ndarray, list)) for k in parts):
+        return key
+    from ._creation_functions import asarray
+    converted = tuple(asarray(k) if isinstance(k, (np.ndarray, list)) else k for k in parts)
+    return converted if isinstance(key, tuple) else converted[0]
+
+
 def array_index_offsets(x, key):
     """The result shape and the element offsets into ``x`` selected by an array index.
+
+    Outside strict mode one integer array may stand among slices and ``...``, as in NumPy: it
+    selects along its own axis, whose place its dimensions take.
 
     Raises
     ------
     IndexError
         For a mask not alone in the index or of the wrong shape, integer arrays mixed with
-        slices, ``...`` or None, fewer indices than dimensions, or an index out of bounds.
+        slices, ``...`` or None (but for the case above), fewer indices than dimensions, or an
+        index out of bounds.
     """
     parts = key if isinstance(key, tuple) else (key,)
     masks = [k for k in parts if isinstance(k, ndarray) and k.dtype.kind == "bool"]
@@ -41,6 +57,11 @@ def array_index_offsets(x, key):
         if len(parts) != 1:
             raise IndexError("a boolean array index must be the only index")
         return _mask_offsets(x, masks[0])
+    arrays = [i for i, k in enumerate(parts) if isinstance(k, ndarray)]
+    others = [k for i, k in enumerate(parts) if i not in arrays]
+    if (len(arrays) == 1 and (others or x.ndim > 1) and not is_strict()
+            and all(isinstance(k, slice) or k is Ellipsis for k in others)):
+        return _array_among_slices_offsets(x, parts, arrays[0])
     for k in parts:
         integer_array = isinstance(k, ndarray) and k.dtype.kind in ("signed integer",
                                                                     "unsigned integer")
@@ -56,6 +77,29 @@ def array_index_offsets(x, key):
     for axis, index in enumerate(arrays):
         _add_offsets(offsets, index, shape, x.shape[axis], x._strides[axis], axis)
     return shape, offsets
+
+
+def _array_among_slices_offsets(x, parts, position):
+    """Offsets of ``x[parts]`` where ``parts[position]`` is an integer array and the others
+    slices or ``...``: the slices' view, with the array's (flattened) indices along its axis."""
+    index = parts[position]
+    if index.dtype.kind not in ("signed integer", "unsigned integer"):
+        raise IndexError(f"an array index must be of an integer or bool dtype, not {index.dtype}")
+    offset, shape, strides = view_of(parts[:position] + (slice(None),) + parts[position + 1:],
+                                     x._shape, x._strides)
+    # an ellipsis before the array stands for the dimensions no other part takes
+    axis = x.ndim - len(parts) + position if Ellipsis in parts[:position] else position
+    flat = index._copy()._view(0, (index.size,), (1,))
+    selected = shape[:axis] + (index.size,) + shape[axis + 1:]
+    offsets = np.empty(size_of(selected), np.int64)
+    layout_offsets(np.array(selected, np.int64),
+                   np.array(strides[:axis] + (0,) + strides[axis + 1:], np.int64), offsets)
+    offsets += offset
+    placed = ndarray._new(flat._address, selected,
+                          tuple(flat._strides[0] if d == axis else 0 for d in range(len(shape))),
+                          flat.dtype, flat.device, flat, True)
+    _add_offsets(offsets, placed, selected, shape[axis], strides[axis], axis)
+    return shape[:axis] + index.shape + shape[axis + 1:], offsets
 
 
 def _add_offsets(offsets, index, shape, size, stride, axis):
@@ -126,13 +170,21 @@ def scatter_offsets(x, shape, offsets, value):
 def take(x, indices, /, *, axis=None):
     """Elements of ``x`` at integer ``indices`` (1-D) along ``axis``.
 
-    ``axis`` may be omitted for a 1-D ``x``. Negative indices count from the end.
+    ``axis`` may be omitted for a 1-D ``x``. Negative indices count from the end. Outside
+    strict mode ``indices`` may be a Python int, as in NumPy: the axis is then dropped.
 
     Raises
     ------
     IndexError
         For an index outside ``[-n, n)``.
     """
+    if type(indices) is int and isinstance(x, ndarray) and not is_strict():
+        # NumPy's take of one index drops the axis
+        from ._manipulation_functions import squeeze
+        axis = 0 if axis is None and x.ndim == 1 else axis
+        from ._creation_functions import asarray
+        taken = take(x, asarray([indices], device=x.device), axis=axis)
+        return squeeze(taken, axis=normalize_axis(axis, x.ndim, "take"))
     _check(x, indices, "take")
     if indices.ndim != 1:
         raise ValueError(f"take needs 1-D indices, not {indices.ndim}-D")

@@ -12,7 +12,8 @@ import numpy as np
 
 from ._arguments import check_array, check_int, on_host
 from ._array_object import ndarray
-from ._dtypes import DTYPES, complex64, complex128, computation_dtype, float32, float64, promote
+from ._dtypes import (DTYPES, common_dtype, complex64, complex128, computation_dtype, float32,
+                      float64)
 from ._layout import broadcast_shapes, broadcast_strides, c_strides, reshaped_strides, size_of
 from .kernels import linalg as kernels
 
@@ -30,7 +31,7 @@ def check_pair(name, x1, x2, min_ndim=0):
     check_array(name, x2, NUMERIC, "numeric", min_ndim)
     if x1.device != x2.device:
         raise ValueError(f"{name}: arrays on {x1.device} and {x2.device} cannot be combined")
-    return promote(x1.dtype, x2.dtype)
+    return common_dtype(x1.dtype, x2.dtype)
 
 
 def packed(x, dtype, inner=2):

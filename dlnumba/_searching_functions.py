@@ -8,13 +8,14 @@ from ._array_object import _cuda, check_scalar_kind, ndarray
 from ._creation_functions import full
 from ._data_type_functions import result_type
 from ._devices import CPU
-from ._dtypes import bool as bool_, int64, promote
+from ._dtypes import _PYTHON_TYPES, bool as bool_, common_dtype, int64
+from ._mode import is_strict
 from ._elementwise_functions import _binary
 from ._manipulation_functions import reshape
 from ._layout import broadcast_shapes, broadcast_strides, c_strides, reshaped_strides
 from ._set_functions import _NO_ORDER, _flat
-from ._statistical_functions import (_ALL, _REAL_NUMERIC, _axes, _check_keepdims, _cumulative,
-                                     _reduce, _shaped)
+from ._statistical_functions import (_ALL, _axes, _check_keepdims, _cumulative, _reduce,
+                                     _shaped, real_numeric)
 from .kernels import _UNITS
 from .kernels.plan import make_plan
 from .kernels.reduction import arg_reduce_array
@@ -95,7 +96,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if x1.device != x2.device:
         raise ValueError(f"searchsorted: arrays on {x1.device} and {x2.device} cannot be "
                          "combined")
-    dtype = promote(x1.dtype, x2.dtype)
+    dtype = common_dtype(x1.dtype, x2.dtype)
     order = _NO_ORDER if sorter is None else _sorter(sorter, x1.shape)
     if dtype is not x1.dtype:
         x1 = x1._copy(dtype)
@@ -122,8 +123,8 @@ def where(condition, x1, x2, /):
     """Elements of ``x1`` where the bool ``condition`` is true, of ``x2`` elsewhere.
 
     The three broadcast together; ``x1`` or ``x2`` (not both) may be a Python scalar. The
-    result has the promoted dtype of ``x1`` and ``x2`` (a scalar takes the array's, a complex
-    one making a real floating dtype complex).
+    result has the dtype :func:`result_type` gives ``x1`` and ``x2``. Outside strict mode, as
+    in NumPy, a non-bool condition is true where nonzero, and both may be scalars.
 
     Raises
     ------
@@ -131,14 +132,21 @@ def where(condition, x1, x2, /):
         For a condition that is not a bool array, dtypes that do not promote together, two
         scalars, or a scalar of a kind the other array's dtype cannot hold.
     """
-    if not isinstance(condition, ndarray) or condition.dtype is not bool_:
+    if not isinstance(condition, ndarray):
         raise TypeError(f"where needs a bool dlnumba.ndarray condition, not {condition!r}")
-    if not isinstance(x1, ndarray) and not isinstance(x2, ndarray):
-        raise TypeError(f"where needs x1 or x2 to be an array; got {type(x1).__name__} and "
-                        f"{type(x2).__name__}")
+    if condition.dtype is not bool_:
+        if is_strict():
+            raise TypeError(f"where needs a bool condition, not one of dtype {condition.dtype}")
+        condition = condition._copy(bool_)  # NumPy's: nonzero is true
     for x in (x1, x2):
         if not isinstance(x, (ndarray, bool, int, float, complex)):
             raise TypeError(f"where takes arrays and Python scalars, not {type(x).__name__}")
+    if not isinstance(x1, ndarray) and not isinstance(x2, ndarray):
+        if is_strict():
+            raise TypeError(f"where needs x1 or x2 to be an array; got {type(x1).__name__} "
+                            f"and {type(x2).__name__}")
+        x1 = full((), x1, dtype=result_type(_PYTHON_TYPES[type(x1)], x2),
+                  device=condition.device)  # NumPy's: two scalars give a default dtype
     dtype = result_type(x1, x2)
     operands = [condition] + [x if isinstance(x, ndarray) and x.dtype is dtype else
                               x._copy(dtype) if isinstance(x, ndarray) else
@@ -165,7 +173,7 @@ def where(condition, x1, x2, /):
 
 
 def _arg(name, op, x, axis, keepdims):
-    check_array(name, x, _REAL_NUMERIC, "real numeric")
+    x = real_numeric(name, x)
     _check_keepdims(name, keepdims)
     if x.size == 0:
         raise ValueError(f"{name} of an empty array (shape {x.shape}) has no position")

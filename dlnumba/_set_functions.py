@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._array_object import ndarray
-from ._dtypes import bool as bool_, int64, promote
+from ._dtypes import bool as bool_, common_dtype, int64
 from ._layout import c_strides
 from .kernels import _UNITS
 from .kernels.indexing import gather
@@ -117,7 +117,7 @@ def isin(x1, x2, /, *, invert=False):
     x1, x2 = (_operand(x, other) for x, other in ((x1, x2), (x2, x1)))
     if x1.device != x2.device:
         raise ValueError(f"isin: arrays on {x1.device} and {x2.device} cannot be combined")
-    dtype = promote(x1.dtype, x2.dtype)
+    dtype = common_dtype(x1.dtype, x2.dtype)
     haystack = _flat(x2, dtype)
     ordered = ndarray._empty(haystack.shape, dtype, x2.device)
     sort_axis(haystack, 0, ordered, False, False)

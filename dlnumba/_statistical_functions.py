@@ -10,9 +10,10 @@ from ._arguments import check_array, normalize_axes, normalize_axis
 from ._array_object import _cuda, ndarray
 from ._devices import CPU
 from ._elementwise_functions import _binary, _unary
-from ._dtypes import (as_dtype, complex64, complex128, computation_dtype, float32, float64,
-                      int64, uint64)
+from ._dtypes import (as_dtype, bool as bool_, complex64, complex128, computation_dtype, float32,
+                      float64, int64, uint8, uint64)
 from ._layout import c_strides, size_of
+from ._mode import is_strict
 from .kernels.reduction import reduce_array, scan_array
 
 _NUMERIC = ("signed integer", "unsigned integer", "real floating", "complex floating")
@@ -41,6 +42,40 @@ def _shaped(result, x, axes, keepdims):
         return result
     shape = tuple(1 if d in axes else n for d, n in enumerate(x._shape))
     return result._view(0, shape, c_strides(shape))
+
+
+def real_numeric(name, x):
+    """``x`` checked to be of a real numeric dtype, for ordering it; outside strict mode a bool
+    ``x`` is taken too, as NumPy takes it, and returned as a uint8 view (False before True)."""
+    if isinstance(x, ndarray) and x._dtype is bool_ and not is_strict():
+        return ndarray._new(x._address, x._shape, x._strides, uint8, x._device, x._owner,
+                            x._readonly)
+    check_array(name, x, _REAL_NUMERIC, "real numeric")
+    return x
+
+
+def _averaged_dtype(name, x):
+    """The floating dtype ``mean``, ``var`` and ``std`` compute ``x``'s in: its own; outside
+    strict mode, float64 for an integer or bool ``x``, as NumPy does."""
+    check_array(name, x)
+    if x._dtype.kind in ("real floating", "complex floating"):
+        return x._dtype
+    if is_strict() or x._dtype.kind not in _ALL:
+        raise TypeError(f"{name} takes arrays of floating-point dtypes, not {x.dtype}")
+    return float64
+
+
+def _requested_dtype(name, x, dtype):
+    """The floating ``dtype`` asked of ``mean`` (an extension: TypeError in strict mode)."""
+    if is_strict():
+        raise TypeError(f"{name} takes no dtype argument in the standard (strict mode)")
+    check_array(name, x)
+    dtype = as_dtype(dtype)
+    if dtype.kind not in ("real floating", "complex floating") or (
+            x._dtype.kind == "complex floating" and dtype.kind != "complex floating"):
+        raise TypeError(f"{name}: dtype must be a floating dtype that holds {x.dtype} values, "
+                        f"not {dtype}")
+    return dtype
 
 
 def _reduce(name, op, x, axes, acc_dtype):
@@ -107,13 +142,13 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
 
 
 def _extreme(name, op, x, axis, keepdims):
-    check_array(name, x, _REAL_NUMERIC, "real numeric")
+    ordered = real_numeric(name, x)
     _check_keepdims(name, keepdims)
     axes = _axes(name, x, axis)
     if _reduced_size(x, axes) == 0:
         raise ValueError(f"{name} of an empty set of elements (shape {x.shape}, axis {axis}) "
                          "has no value")
-    result = _reduce(name, op, x, axes, computation_dtype(x._dtype))
+    result = _reduce(name, op, ordered, axes, computation_dtype(ordered._dtype))
     if result._dtype is not x._dtype:
         result = result._copy(x._dtype)
     return _shaped(result, x, axes, keepdims)
@@ -129,32 +164,36 @@ def min(x, /, *, axis=None, keepdims=False):
     return _extreme("min", "min", x, axis, keepdims)
 
 
-def _mean(name, x, axis):
-    """The mean along the axes (in the computation dtype) and the axes."""
+def _mean(name, x, axis, dtype):
+    """The mean along the axes (in ``dtype``'s computation dtype) and the axes."""
     axes = _axes(name, x, axis)
-    result = _reduce(name, "sum", x, axes, computation_dtype(x._dtype))
+    result = _reduce(name, "sum", x, axes, computation_dtype(dtype))
     _divide(result, _reduced_size(x, axes))
     return result, axes
 
 
-def mean(x, /, *, axis=None, keepdims=False):
-    """Arithmetic mean along ``axis`` of a floating-point array; NaN for no elements."""
-    check_array("mean", x, ("real floating", "complex floating"), "floating-point")
+def mean(x, /, *, axis=None, keepdims=False, dtype=None):
+    """Arithmetic mean along ``axis`` of a floating-point array; NaN for no elements.
+
+    Outside strict mode an integer or bool array's mean is float64, and ``dtype`` (an
+    extension, as NumPy's) names the floating dtype to compute and return it in.
+    """
+    dtype = _averaged_dtype("mean", x) if dtype is None else _requested_dtype("mean", x, dtype)
     _check_keepdims("mean", keepdims)
-    result, axes = _mean("mean", x, axis)
-    if result._dtype is not x._dtype:
-        result = result._copy(x._dtype)
+    result, axes = _mean("mean", x, axis, dtype)
+    if result._dtype is not dtype:
+        result = result._copy(dtype)
     return _shaped(result, x, axes, keepdims)
 
 
 def _variance(name, x, axis, correction, keepdims):
-    """The variance along the axes, in the real computation dtype, and the axes (two passes:
-    the mean, then the sum of squared deviations from it)."""
-    check_array(name, x, ("real floating", "complex floating"), "floating-point")
+    """The variance along the axes, in the real computation dtype, its result dtype and the
+    axes (two passes: the mean, then the sum of squared deviations from it)."""
+    dtype = _averaged_dtype(name, x)
     _check_keepdims(name, keepdims)
     if isinstance(correction, bool) or not isinstance(correction, (int, float)):
         raise TypeError(f"{name}: correction must be an int or a float, not {correction!r}")
-    means, axes = _mean(name, x, axis)
+    means, axes = _mean(name, x, axis, dtype)
     computed = means._dtype
     strides = iter(means._strides)
     placed = tuple(0 if d in axes else next(strides) for d in range(x.ndim))
@@ -166,27 +205,40 @@ def _variance(name, x, axis, correction, keepdims):
         _divide(result, divisor)
     else:
         result._fill(float("nan"))
-    return result, axes
+    return result, _REAL.get(dtype, dtype), axes
 
 
-def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+def var(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
     """Variance along ``axis``, dividing by ``N - correction``; NaN where that is not positive.
 
-    A complex array's variance is real (the mean squared magnitude of the deviations).
+    A complex array's variance is real (the mean squared magnitude of the deviations). Outside
+    strict mode an integer or bool array's variance is float64, and NumPy's ``ddof`` is taken
+    for ``correction``, as in NumPy.
     """
-    result, axes = _variance("var", x, axis, correction, keepdims)
-    return _shaped(_real_result(result, x), x, axes, keepdims)
+    correction = _correction("var", correction, ddof)
+    result, dtype, axes = _variance("var", x, axis, correction, keepdims)
+    return _shaped(_as_dtype(result, dtype), x, axes, keepdims)
 
 
-def std(x, /, *, axis=None, correction=0.0, keepdims=False):
+def std(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
     """Standard deviation along ``axis``: the square root of :func:`var`."""
-    result, axes = _variance("std", x, axis, correction, keepdims)
-    result = _unary("sqrt", result)
-    return _shaped(_real_result(result, x), x, axes, keepdims)
+    correction = _correction("std", correction, ddof)
+    result, dtype, axes = _variance("std", x, axis, correction, keepdims)
+    return _shaped(_as_dtype(_unary("sqrt", result), dtype), x, axes, keepdims)
 
 
-def _real_result(result, x):
-    dtype = _REAL.get(x._dtype, x._dtype)
+def _correction(name, correction, ddof):
+    """``correction``, or NumPy's name for it, ``ddof`` (an extension: not in strict mode)."""
+    if ddof is None:
+        return correction
+    if is_strict():
+        raise TypeError(f"{name} takes correction, not ddof, in the standard (strict mode)")
+    if correction != 0:
+        raise TypeError(f"{name} takes correction or ddof, not both")
+    return ddof
+
+
+def _as_dtype(result, dtype):
     return result if result._dtype is dtype else result._copy(dtype)
 
 

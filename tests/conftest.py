@@ -23,6 +23,24 @@ settings.register_profile("ci", max_examples=60, deadline=None, derandomize=True
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "thorough"))
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "strict: run the test in dlnumba's strict mode, where "
+                            "what the standard leaves open raises its errors")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """Tests marked ``strict`` run inside ``dlnumba.strict()`` (a hook, not a fixture, so that
+    hypothesis tests take it too)."""
+    if item.get_closest_marker("strict") is None:
+        yield
+        return
+    import dlnumba as xp
+
+    with xp.strict():
+        yield
+
+
 @pytest.fixture(params=["cpu", "cuda"])
 def device(request):
     """Each device dlnumba has; CUDA is skipped where the backend or a GPU is absent."""

@@ -133,7 +133,7 @@ for _name in ("matmul", "tensordot", "vecdot"):
     case(_name, _name, "refused", lambda f=getattr(xp, _name): f(c((3, 3)), c((3, 3))))
     case(f"{_name} mixed", _name, "refused", lambda f=getattr(xp, _name): f(h((3, 3)), c((3, 3))))
 for _name in ("broadcast_shapes", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
-              "__array_namespace_info__"):
+              "__array_namespace_info__", "is_strict", "set_strict", "strict"):
     case(_name, _name, "anything", {
         "broadcast_shapes": lambda: xp.broadcast_shapes((2, 1), (3,)),
         "can_cast": lambda: xp.can_cast(c(), xp.float32),
@@ -142,6 +142,9 @@ for _name in ("broadcast_shapes", "can_cast", "finfo", "iinfo", "isdtype", "resu
         "isdtype": lambda: xp.isdtype(xp.float64, "real floating"),
         "result_type": lambda: xp.result_type(c(), c(dtype=xp.float32)),
         "__array_namespace_info__": lambda: xp.__array_namespace_info__().devices(),
+        "is_strict": xp.is_strict,
+        "set_strict": lambda: xp.set_strict(xp.set_strict(True)),
+        "strict": lambda: xp.strict().__enter__(),
     }[_name])
 
 for _name in ("cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matrix_norm",

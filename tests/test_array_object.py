@@ -5,7 +5,11 @@ negative, zero and non-contiguous strides, 0-d, size 0), brought in zero-copy wi
 ``dlnumba.asarray`` and read back with ``np.from_dlpack``.
 """
 
+import copy
 import operator
+import pickle
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -273,6 +277,7 @@ _SCALAR_OK = {
 }
 
 
+@pytest.mark.strict
 @pytest.mark.parametrize("dtype", ALL_XP_DTYPES, ids=str)
 @pytest.mark.parametrize("value", [True, 3, -2.5, 1 - 1j], ids=lambda v: type(v).__name__)
 def test_setitem_scalar_kind_rules(dtype, value):
@@ -607,5 +612,35 @@ def test_repr_examples():
 
 
 def test_numpy_refuses_bfloat16_instead_of_making_an_object_array():
-    with pytest.raises(TypeError, match="bfloat16"):
-        np.asarray(xp.ones(2, dtype=xp.bfloat16))
+    """Without ml_dtypes NumPy has no bfloat16: np.asarray raises (test_numpy_habits.py checks
+    the ml_dtypes view)."""
+    code = ("import sys; sys.modules['ml_dtypes'] = None\n"
+            "import numpy as np, dlnumba as xp\n"
+            "try:\n    np.asarray(xp.ones(2, dtype=xp.bfloat16))\n"
+            "except TypeError as e:\n    print('refused:', e)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert "refused: NumPy has no bfloat16 dtype" in result.stdout
+
+
+def test_pickle_carries_values_to_another_process(tmp_path):
+    """A pickle holds the values, never the address: another process (a Dask or Cubed worker)
+    reads them back, large arrays (pooled memory) and views included."""
+    arrays = {"large": xp.reshape(xp.arange(300_000, dtype=xp.float64), (600, 500)).mT[::2],
+              "bfloat16": xp.asarray([1.5, -2.0], dtype=xp.bfloat16),
+              "from NumPy": xp.asarray(np.arange(5, dtype=np.int16)),
+              "0-d bool": xp.asarray(True)}
+    path = tmp_path / "arrays.pickle"
+    path.write_bytes(pickle.dumps(arrays))
+    code = ("import pickle, sys, numpy as np, dlnumba as xp\n"
+            "arrays = pickle.loads(open(sys.argv[1], 'rb').read())\n"
+            "print({k: (v.dtype.name, v.shape, float(xp.sum(xp.astype(v, xp.float64))))"
+            " for k, v in arrays.items()})")
+    result = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                            text=True, check=True)
+    expected = {k: (v.dtype.name, v.shape, float(xp.sum(xp.astype(v, xp.float64))))
+                for k, v in arrays.items()}
+    assert result.stdout.strip() == str(expected)
+    copied = copy.deepcopy(arrays["large"])
+    assert copied._address != arrays["large"]._address
+    assert bool(xp.all(copied == arrays["large"]))

@@ -177,6 +177,7 @@ def test_asarray_copy_false_python_data(obj):
     assert xp.asarray(obj, copy=True)._address % 64 == 0
 
 
+@pytest.mark.strict
 def test_asarray_bad_dtype_argument():
     """dtype must be a dlnumba dtype: strings, NumPy dtypes and Python types are TypeErrors."""
     for dtype in ("float32", np.float32, np.dtype("float32"), float, torch.float32):
@@ -414,6 +415,7 @@ def test_creation_shape_forms():
     assert xp.empty((0, 4)).size == 0
 
 
+@pytest.mark.strict
 @pytest.mark.parametrize("dtype", ALL_XP_DTYPES, ids=str)
 @pytest.mark.parametrize("fill", [True, -5, 0.25, 2 - 1j], ids=lambda v: type(v).__name__)
 def test_full_kind_rules(dtype, fill):
@@ -545,6 +547,7 @@ def test_like_functions_reject_non_dlnumba():
         xp.full_like([1, 2], 0)
 
 
+@pytest.mark.strict
 def test_full_like_kind_rules():
     """full_like with a fill of the wrong kind for x's dtype raises TypeError."""
     with pytest.raises(TypeError):
@@ -640,6 +643,7 @@ def test_eye_matches_numpy(n_rows, n_cols, k, dtype):
         assert_same(x._numpy(), expected.astype(dtype.storage))
 
 
+@pytest.mark.strict
 def test_eye_errors():
     for call in [lambda: xp.eye(2.0), lambda: xp.eye(2, 3.0), lambda: xp.eye(2, k=1.0),
                  lambda: xp.eye(True), lambda: xp.eye(2, dtype="float64")]:

@@ -20,6 +20,8 @@ import dlnumba as xp
 strict = pytest.importorskip("array_api_strict")
 torch = pytest.importorskip("torch")
 
+pytestmark = pytest.mark.strict  # the standard's rules (test_numpy_habits.py: NumPy's beyond)
+
 STANDARD = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
             "float32", "float64", "complex64", "complex128"]
 ALL = STANDARD + ["float16", "bfloat16"]

@@ -480,6 +480,7 @@ def _empty_strict(dtype, shape=(0,)):
     return strict.empty(shape, dtype=sd(dtype))
 
 
+@pytest.mark.strict
 @pytest.mark.parametrize("name", UNARY)
 def test_unary_result_dtype_and_category_match_strict(name):
     for dtype in STANDARD:
@@ -493,6 +494,7 @@ def test_unary_result_dtype_and_category_match_strict(name):
         assert outcome == expected.replace("float32", half), (name, half)
 
 
+@pytest.mark.strict
 @pytest.mark.parametrize("name", BINARY)
 def test_binary_result_dtype_and_category_match_strict(name):
     # size-0 operands: the promotion and the checks run, no kernel is compiled
@@ -505,6 +507,7 @@ def test_binary_result_dtype_and_category_match_strict(name):
                 assert actual == expected, (name, a, b, sa, sb)
 
 
+@pytest.mark.strict
 @pytest.mark.parametrize("name", BINARY)
 def test_binary_float16_bfloat16_promotion(name):
     for half in HALF:
@@ -526,6 +529,7 @@ def test_binary_float16_bfloat16_promotion(name):
 SCALARS = [True, False, 1, 0, -1, 2.5, -0.0, 1j, complex(1.5, -2)]
 
 
+@pytest.mark.strict
 @pytest.mark.parametrize("name", BINARY)
 def test_python_scalar_result_dtype_matches_strict(name):
     for dtype in STANDARD:
@@ -1391,6 +1395,7 @@ def test_clip_errors_match_strict():
 
 # ---------------------------------------------------------------- Python scalars
 
+@pytest.mark.strict
 def test_python_scalars_as_operands():
     x = xp.asarray(np.array([1, 2, 3], np.int16))
     assert read(xp.add(x, 1)).tolist() == [2, 3, 4]

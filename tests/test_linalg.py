@@ -143,6 +143,7 @@ def test_matmul_half_computes_in_float32(dtype):
                                   np.asarray(xp.astype(expected, xp.float32)))
 
 
+@pytest.mark.strict
 def test_matmul_errors():
     x = xp.asarray(np.ones((2, 3)))
     with pytest.raises(ValueError, match="1-D"):

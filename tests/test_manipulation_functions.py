@@ -607,6 +607,7 @@ def check_join(function, numpy_function, parts, axis):
     assert_fresh(r, parts[0][1])
 
 
+@pytest.mark.strict
 @given(st.data())
 def test_concat_matches_numpy(data):
     base = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=4))
@@ -629,6 +630,7 @@ def test_concat_matches_numpy(data):
     check_join(xp.concat, np.concatenate, parts, axis)
 
 
+@pytest.mark.strict
 @given(st.data())
 def test_stack_matches_numpy(data):
     shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
@@ -638,6 +640,7 @@ def test_stack_matches_numpy(data):
     check_join(xp.stack, np.stack, parts, axis)
 
 
+@pytest.mark.strict
 def test_concat_stack_errors():
     a, b = xp.zeros((2, 3)), xp.zeros((2, 4))
     with pytest.raises(ValueError, match="same shape except along axis 0"):

@@ -313,6 +313,7 @@ UNARY = {"-": (operator.neg, "negative"), "+": (operator.pos, "positive"),
          "~": (operator.invert, "bitwise_invert"), "abs": (abs, "abs")}
 
 
+@pytest.mark.strict
 @pytest.mark.parametrize("symbol", sorted(UNARY))
 @pytest.mark.parametrize("dtype", STANDARD + ["float16", "bfloat16"])
 def test_unary_operators(symbol, dtype):
@@ -389,6 +390,7 @@ def _inplace_outcome(op, make):
     return _outcome(run)
 
 
+@pytest.mark.strict
 @pytest.mark.parametrize("symbol", sorted(BINARY) + sorted(COMPARISONS))
 def test_operator_dtypes_match_strict_for_every_pair(symbol):
     op, name = _function_and_operator(symbol)
@@ -409,6 +411,7 @@ def test_operator_dtypes_match_strict_for_every_pair(symbol):
             assert actual == expected, (f"{symbol}=", a, b)
 
 
+@pytest.mark.strict
 @pytest.mark.parametrize("symbol", sorted(BINARY) + sorted(COMPARISONS))
 def test_operator_dtypes_with_python_scalars_match_strict(symbol):
     op, name = _function_and_operator(symbol)
@@ -509,6 +512,7 @@ def test_inplace_examples_shared_with_torch():
     assert s.item() == 25
 
 
+@pytest.mark.strict
 def test_inplace_refuses_to_change_dtype():
     cases = [
         ("int8", lambda: xp.asarray(np.ones(3, np.int16))),   # promotes to int16
@@ -693,6 +697,7 @@ def test_comparison_with_none_and_other_objects_is_consistent():
         assert (x != other) is True
 
 
+@pytest.mark.strict
 def test_comparisons_return_bool_arrays():
     x = xp.asarray(np.array([1.0, nan, -0.0], np.float32))
     y = xp.asarray(np.array([1.0, nan, 0.0], np.float32))
@@ -783,6 +788,7 @@ def test_bfloat16_arithmetic_equals_torch_bfloat16(data):
                     label=f"scalar {symbol} bfloat16")
 
 
+@pytest.mark.strict
 def test_half_mixed_arithmetic_promotes_to_float32():
     h = xp.asarray(np.array([1.5, 2.0], np.float16))
     b = xp.from_dlpack(torch.tensor([0.25, 3.0], dtype=torch.bfloat16))

@@ -99,6 +99,7 @@ def test_argmax_argmin_over_many_blocks(dtype, pattern):
                 (name, view)
 
 
+@pytest.mark.strict
 @pytest.mark.parametrize("dtype", STANDARD)
 def test_result_dtypes_and_categories_match_strict(dtype):
     ours, theirs = xp.ones((2, 3), dtype=getattr(xp, dtype)), strict.ones(

@@ -129,6 +129,7 @@ def test_isin_takes_python_ints():
     lambda: xp.isin(xp.asarray(np.array([1], np.uint64)), xp.asarray([1])),
     lambda: xp.unique_values(np.arange(3)),
 ])
+@pytest.mark.strict
 def test_bad_arguments_raise_type_error(call):
     with pytest.raises(TypeError):
         call()

@@ -171,6 +171,7 @@ def test_sum_dtype_argument_casts_first(source, target):
     np.testing.assert_array_equal(read(result), np.sum(values, axis=1, dtype=target))
 
 
+@pytest.mark.strict
 def test_dtype_argument_errors():
     x = xp.ones(3, dtype=xp.complex64)
     with pytest.raises(TypeError, match="complex64"):
@@ -366,6 +367,7 @@ def test_cumulative_errors():
 
 # ---------------------------------------------------------------- argument checking
 
+@pytest.mark.strict
 @pytest.mark.parametrize("name, kinds", [
     ("sum", ALL), ("prod", ALL), ("max", INTS + REAL_FLOATS), ("min", INTS + REAL_FLOATS),
     ("mean", REAL_FLOATS + COMPLEX), ("var", REAL_FLOATS + COMPLEX),

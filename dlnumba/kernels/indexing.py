@@ -5,7 +5,6 @@ strides) of each selected element, then move the elements by offset as raw units
 int64 NumPy arrays; bounds are checked while they are computed.
 """
 
-import numpy as np
 from numba import njit
 
 from .transfer import _typed_pointer
