@@ -131,7 +131,7 @@ def result_type(*arrays_and_dtypes):
         With no array or dtype among the arguments.
     """
     dtypes = [a.dtype if isinstance(a, ndarray) else a for a in arrays_and_dtypes
-              if type(a) not in _SCALAR_TYPES]
+              if type(a) not in _SCALAR_KINDS]
     if not dtypes:
         raise ValueError("result_type needs at least one array or dtype")
     result = as_dtype(dtypes[0])
@@ -140,12 +140,10 @@ def result_type(*arrays_and_dtypes):
     for scalar in arrays_and_dtypes:
         if type(scalar) is complex and result.kind == "real floating":
             result = complex128 if result is float64 else complex64
-        elif type(scalar) in _SCALAR_TYPES and result.kind not in _SCALAR_KINDS[type(scalar)]:
+        elif type(scalar) in _SCALAR_KINDS and result.kind not in _SCALAR_KINDS[type(scalar)]:
             if is_strict():
                 check_scalar_kind(scalar, result)
             elif type(scalar) is not bool:
                 result = common_dtype(result, _PYTHON_TYPES[type(scalar)])
     return result
 
-
-_SCALAR_TYPES = (bool, int, float, complex)

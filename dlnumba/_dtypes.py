@@ -213,14 +213,16 @@ def promote(a, b):
                     f"{a.kind} and {b.kind}; convert one explicitly with astype")
 
 
-def _numpy_twin(dtype):
+def numpy_twin(dtype):
+    """The NumPy dtype that stands for ``dtype`` in NumPy's promotion: float16 for bfloat16
+    (both are floats narrower than float32), else its own."""
     return np.dtype(np.float16) if dtype is bfloat16 else dtype.storage
 
 
 def promote_like_numpy(a, b):
     """The result dtype of ``a`` and ``b`` where the standard leaves it open (mixed kinds,
     uint64 with a signed integer): NumPy 2's, bfloat16 taking part as float16 does."""
-    result = from_numpy_dtype(np.result_type(_numpy_twin(a), _numpy_twin(b)))
+    result = from_numpy_dtype(np.result_type(numpy_twin(a), numpy_twin(b)))
     return bfloat16 if result is float16 and bfloat16 in (a, b) else result
 
 

@@ -17,13 +17,13 @@ import numpy as np
 from ._array_object import _SCALAR_KINDS, _cuda, check_scalar_kind, ndarray, scalar_source
 from ._data_type_functions import iinfo, result_type
 from ._dtypes import (_PYTHON_TYPES, bfloat16, bool as bool_, complex64, complex128,
-                      computation_dtype, float16, float32, float64, from_numpy_dtype, promote,
-                      uint8)
-from ._mode import is_strict
+                      computation_dtype, float16, float32, float64, from_numpy_dtype, numpy_twin,
+                      promote, uint8)
 from ._devices import CPU
 from ._layout import (broadcast_shapes, broadcast_strides, c_strides, dense_strides_like,
                       size_of)
 from ._memory import allocate_host
+from ._mode import is_strict
 from .kernels import apply_elementwise, elementwise_job
 from .kernels.scalar import IMPLEMENTATIONS
 
@@ -106,7 +106,7 @@ def _numpy_loop(name, dtypes):
     of numbers runs on their truth values (nonzero is true).
     """
     ufunc = getattr(np, _UFUNC_NAMES.get(name, name) or "", None)
-    twins = tuple(np.dtype(np.float16) if d is bfloat16 else d.storage for d in dtypes)
+    twins = tuple(numpy_twin(d) for d in dtypes)
     try:
         loop = ufunc.resolve_dtypes(twins + (None,))
     except (AttributeError, TypeError):

@@ -210,6 +210,10 @@ for _dunder, _convert in (("bool", bool), ("int", int), ("float", float), ("comp
     case(f"__{_dunder}__", f"ndarray.__{_dunder}__", "refused", lambda f=_convert: f(c(())))
 case("__index__", "ndarray.__index__", "refused", lambda: [0, 1][c((), xp.int64)])
 case("__getitem__", "ndarray.__getitem__", "on device", lambda: c()[0, 1:])
+case("__getitem__ NumPy index", "ndarray.__getitem__", "refused", lambda: c()[np.array([0, 1])])
+case("__reduce__", "ndarray.__reduce__", "refused", lambda: c().__reduce__())
+for _name in xp._nan_functions.__all__:
+    case(_name, _name, "refused", lambda f=getattr(xp, _name): f(c()))
 case("__getitem__ array", "ndarray.__getitem__", "refused",
      lambda: c()[h((2,), xp.int64) - 1, h((2,), xp.int64)])
 case("__getitem__ mask", "ndarray.__getitem__", "refused", lambda: c()[h(dtype=xp.bool)])

@@ -232,6 +232,7 @@ def test_two_ellipses():
         x[..., 0, ...]
 
 
+@pytest.mark.strict
 @pytest.mark.parametrize("key", [1.0, True, False, np.True_, np.float64(0), (0, 1.5),
                                  [0, 1], "0", (slice(None), True)])
 def test_non_basic_index_kinds(key):

@@ -155,6 +155,7 @@ def test_mask_rules():
         x[xp.asarray([True, False, True]), 0]
 
 
+@pytest.mark.strict
 def test_integer_array_rules():
     x = xp.zeros((3, 4))
     with pytest.raises(IndexError, match="one index per dimension: 2, not 1"):

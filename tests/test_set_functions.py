@@ -99,6 +99,7 @@ def test_isin_matches_numpy(case1, case2, invert):
     assert np.array_equal(np.from_dlpack(ours), np.isin(b1, b2, invert=invert))
 
 
+@pytest.mark.strict
 @settings(max_examples=30)
 @given(arrays(dtypes=INTS, max_dims=2), arrays(dtypes=INTS, max_dims=2))
 def test_isin_matches_array_api_strict(case1, case2):
