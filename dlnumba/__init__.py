@@ -17,10 +17,7 @@ from ._data_type_functions import astype, can_cast, finfo, iinfo, isdtype, resul
 from ._devices import Device
 from ._elementwise_functions import *  # noqa: F403 (every elementwise function)
 from ._elementwise_functions import __all__ as _elementwise_names
-from ._dtypes import (
-    bfloat16, bool, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
-    uint8, uint16, uint32, uint64,
-)
+from . import _dtypes
 from ._indexing_functions import take, take_along_axis
 from ._info import __array_namespace_info__
 from ._linear_algebra_functions import matmul, matrix_transpose, tensordot, vecdot
@@ -30,7 +27,7 @@ from ._nan_functions import (
     nanvar,
 )
 from ._manipulation_functions import (
-    broadcast_arrays, broadcast_shapes, broadcast_to, concat, expand_dims, flip, moveaxis,
+    broadcast_arrays, broadcast_shapes, broadcast_to, concat, expand_dims, flip, moveaxis, pad,
     permute_dims, repeat, reshape, roll, squeeze, stack, tile, unstack,
 )
 from ._searching_functions import (
@@ -50,6 +47,10 @@ from ._arguments import on_host_namespace
 from ._version import __version__
 
 __array_api_version__ = "2025.12"
+
+# data types: NumPy's dtype objects (bfloat16: ml_dtypes'), as NumPy, CuPy and JAX arrays have
+(bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32,
+ float64, complex64, complex128) = (dtype.numpy for dtype in _dtypes.DTYPES)
 
 # constants
 e = math.e
@@ -95,7 +96,7 @@ __all__ = [
     # extensions
     "fft", "linalg", "is_strict", "set_strict", "strict",
     "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod",
-    "nanstd", "nansum", "nanvar",
+    "nanstd", "nansum", "nanvar", "pad",
 ]
 
 # Functions with kernels on every device; the others have host kernels only, and arrays on a
@@ -109,7 +110,7 @@ _ON_ANY_DEVICE = {
     "max", "min", "mean", "var", "std", "all", "any", "argmax", "argmin", "count_nonzero",
     "cumulative_prod", "cumulative_sum", "diff", "linspace", "nonzero", "repeat", "tril", "triu",
     "where", "is_strict", "set_strict", "strict", "nanargmax", "nanargmin", "nancumprod",
-    "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar",
+    "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "pad",
     *_elementwise_names,
 }
 on_host_namespace(globals(), __all__, _ON_ANY_DEVICE)

@@ -24,8 +24,8 @@ def check_array(name, x, kinds=None, what=None, min_ndim=0):
     """
     if not isinstance(x, ndarray):
         raise TypeError(f"{name} expects a dlnumba.ndarray, not {type(x).__name__}")
-    if kinds is not None and x.dtype.kind not in kinds:
-        raise TypeError(f"{name} takes arrays of {what} dtypes, not {x.dtype}")
+    if kinds is not None and x._dtype.kind not in kinds:
+        raise TypeError(f"{name} takes arrays of {what} dtypes, not {x._dtype}")
     if x.ndim < min_ndim:
         raise ValueError(f"{name} takes arrays of at least {min_ndim}-D, not shape "
                          f"{x.shape}")

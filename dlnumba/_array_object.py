@@ -78,8 +78,9 @@ class ndarray:
 
     @property
     def dtype(self):
-        """The data type of the elements."""
-        return self._dtype
+        """The data type of the elements: a NumPy dtype (``ml_dtypes.bfloat16`` for
+        bfloat16), one of the namespace's."""
+        return self._dtype.numpy
 
     @property
     def device(self):
@@ -183,7 +184,7 @@ class ndarray:
         if self._device != CPU:
             raise ValueError(f"an array on {self._device} cannot become a NumPy array; move it "
                              "first with to_device('cpu')")
-        view = self._numpy().view(self._dtype.dtype)
+        view = self._numpy().view(self._dtype.numpy)
         if dtype is not None and np.dtype(dtype) != view.dtype:
             return view.astype(dtype)
         return view.copy() if copy else view
@@ -424,8 +425,8 @@ def _imatmul(self, other):
         raise ValueError("in-place operation on a read-only array")
     result = _linear_algebra.matmul(self, other)
     if result._dtype is not self._dtype or result._shape != self._shape:
-        raise TypeError(f"in-place matmul would change the array's dtype {self.dtype} or shape "
-                        f"{self.shape} to {result.dtype} {result.shape}")
+        raise TypeError(f"in-place matmul would change the array's dtype {self._dtype} or shape "
+                        f"{self.shape} to {result._dtype} {result.shape}")
     self._assign(result)
     return self
 

@@ -13,6 +13,7 @@ from ._devices import CPU, as_device
 from ._dtypes import as_dtype, bfloat16, bool as bool_, complex128, float64, \
     from_numpy_dtype, int64
 from ._layout import MAX_NDIM, size_of
+from ._mode import is_strict
 from .kernels import _TAGS, _UNITS
 from .kernels import creation as _kernels
 
@@ -90,7 +91,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     ----------
     obj : ndarray, DLPack producer, Python scalar, nested sequence or buffer
         NumPy arrays, PyTorch and JAX tensors arrive through DLPack.
-    dtype : DType, optional
+    dtype : numpy.dtype or another spelling, optional
         Default: the input's dtype; for Python data, bool, int64, float64 or complex128.
     device : Device, str or tuple, optional
     copy : bool, optional
@@ -128,9 +129,9 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
                             "a DLPack producer, a Python scalar, a nested sequence or a buffer"
                             ) from None
         array, fresh = from_dlpack(np.asarray(buffer)), False
-    if dtype is not None and dtype is not array.dtype:
+    if dtype is not None and dtype is not array._dtype:
         if copy is False:
-            raise ValueError(f"asarray(copy=False) cannot convert {array.dtype} to {dtype} "
+            raise ValueError(f"asarray(copy=False) cannot convert {array._dtype} to {dtype} "
                              "without a copy")
         array, fresh = array._copy(dtype), True
     if target is not None and target != array.device:
@@ -202,14 +203,19 @@ def ones(shape, *, dtype=None, device=None):
 def full(shape, fill_value, *, dtype=None, device=None):
     """A new array of ``shape`` filled with ``fill_value`` (default dtype from its type).
 
+    Outside strict mode ``fill_value`` may be a NumPy scalar, whose dtype is then the default.
+
     Raises
     ------
     TypeError
         If ``fill_value`` is not a Python scalar, or is of a kind ``dtype`` cannot hold.
     """
+    default = None
+    if isinstance(fill_value, np.generic) and not is_strict():
+        default, fill_value = from_numpy_dtype(fill_value.dtype), fill_value.item()
     if type(fill_value) not in _DEFAULT_DTYPE:
         raise TypeError(f"fill_value must be a bool, int, float or complex, not {fill_value!r}")
-    dtype, device = _creation_args(dtype, device, _DEFAULT_DTYPE[type(fill_value)])
+    dtype, device = _creation_args(dtype, device, default or _DEFAULT_DTYPE[type(fill_value)])
     check_scalar_kind(fill_value, dtype, stored=True)
     array = ndarray._empty(_as_shape(shape), dtype, device)
     array._fill(fill_value)
@@ -260,7 +266,7 @@ def full_like(x, /, fill_value, *, dtype=None, device=None):
 def _like_args(x, dtype, device):
     if not isinstance(x, ndarray):
         raise TypeError(f"expected a dlnumba.ndarray, not {type(x).__name__}")
-    return (x.dtype if dtype is None else as_dtype(dtype),
+    return (x._dtype if dtype is None else as_dtype(dtype),
             x.device if device is None else as_device(device))
 
 
@@ -333,9 +339,9 @@ def meshgrid(*arrays, indexing="xy"):
             raise TypeError(f"meshgrid takes dlnumba arrays, not {type(a).__name__}")
         if a.ndim != 1:
             raise ValueError(f"meshgrid takes 1-D arrays, not one of shape {a.shape}")
-    if len({a.dtype for a in arrays}) > 1 or len({a.device for a in arrays}) > 1:
+    if len({a._dtype for a in arrays}) > 1 or len({a.device for a in arrays}) > 1:
         raise ValueError("meshgrid arrays must all have the same dtype and device; got "
-                         + ", ".join(f"{a.dtype} on {a.device}" for a in arrays))
+                         + ", ".join(f"{a._dtype} on {a.device}" for a in arrays))
     axes = list(range(len(arrays)))
     if indexing == "xy" and len(arrays) > 1:
         axes[0], axes[1] = 1, 0
@@ -373,9 +379,9 @@ def _triangle(name, x, k, lower):
     rows, cols = x.shape[-2:]
     arguments = (result._address, size_of(x.shape[:-2]), rows, cols, k, lower)
     if result._device is not CPU:
-        _cuda(result._device).zero_triangle(*arguments, x.dtype.itemsize, result._device.index)
+        _cuda(result._device).zero_triangle(*arguments, x._dtype.itemsize, result._device.index)
     elif result.size:
-        _kernels.zero_triangle(*arguments, _UNITS[x.dtype.itemsize])
+        _kernels.zero_triangle(*arguments, _UNITS[x._dtype.itemsize])
     return result
 
 

@@ -18,7 +18,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
     Parameters
     ----------
     x : ndarray
-    dtype : DType
+    dtype : numpy.dtype or another spelling (see :func:`._dtypes.as_dtype`)
     copy : bool
         False returns ``x`` itself when it already has ``dtype`` (and is on ``device``).
     device : Device, str or tuple, optional
@@ -32,12 +32,12 @@ def astype(x, dtype, /, *, copy=True, device=None):
     if not isinstance(x, ndarray):
         raise TypeError(f"astype expects a dlnumba.ndarray, not {type(x).__name__}")
     dtype = as_dtype(dtype)
-    if x.dtype.kind == "complex floating" and dtype.kind != "complex floating":
-        raise TypeError(f"casting {x.dtype} to {dtype} would drop the imaginary part; "
+    if x._dtype.kind == "complex floating" and dtype.kind != "complex floating":
+        raise TypeError(f"casting {x._dtype} to {dtype} would drop the imaginary part; "
                         "take real(x) or imag(x) first")
     if device is not None:
         x = x.to_device(device)
-    if not copy and dtype is x.dtype:
+    if not copy and dtype is x._dtype:
         return x
     return x._copy(dtype)
 
@@ -45,7 +45,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
 def can_cast(from_, to, /):
     """Whether ``from_`` (a dtype or an array) promotes to ``to`` by the promotion table."""
     if isinstance(from_, ndarray):
-        from_ = from_.dtype
+        from_ = from_._dtype
     from_, to = as_dtype(from_), as_dtype(to)
     try:
         return promote(from_, to) is to
@@ -61,7 +61,7 @@ class finfo_object(NamedTuple):
     max: float
     min: float
     smallest_normal: float
-    dtype: DType
+    dtype: np.dtype
 
 
 class iinfo_object(NamedTuple):
@@ -70,30 +70,30 @@ class iinfo_object(NamedTuple):
     bits: int
     max: int
     min: int
-    dtype: DType
+    dtype: np.dtype
 
 
 def finfo(type, /):
     """Limits of a real or complex floating dtype (of its real component for complex)."""
-    dtype = type.dtype if isinstance(type, ndarray) else as_dtype(type)
+    dtype = type._dtype if isinstance(type, ndarray) else as_dtype(type)
     if dtype.kind not in ("real floating", "complex floating"):
         raise TypeError(f"finfo takes a floating dtype, not {dtype}")
     real = {"complex64": float32, "complex128": float64}.get(dtype.name, dtype)
     if real is bfloat16:
         largest = (2 - 2.0**-7) * 2.0**127
-        return finfo_object(16, 2.0**-7, largest, -largest, 2.0**-126, dtype)
+        return finfo_object(16, 2.0**-7, largest, -largest, 2.0**-126, dtype.numpy)
     info = np.finfo(real.storage)
     return finfo_object(info.bits, float(info.eps), float(info.max), float(info.min),
-                        float(info.smallest_normal), real)
+                        float(info.smallest_normal), real.numpy)
 
 
 def iinfo(type, /):
     """Limits of an integer dtype."""
-    dtype = type.dtype if isinstance(type, ndarray) else as_dtype(type)
+    dtype = type._dtype if isinstance(type, ndarray) else as_dtype(type)
     if dtype.kind not in ("signed integer", "unsigned integer"):
         raise TypeError(f"iinfo takes an integer dtype, not {dtype}")
     info = np.iinfo(dtype.storage)
-    return iinfo_object(info.bits, int(info.max), int(info.min), dtype)
+    return iinfo_object(info.bits, int(info.max), int(info.min), dtype.numpy)
 
 
 def isdtype(dtype, kind):
@@ -105,8 +105,8 @@ def isdtype(dtype, kind):
     dtype = as_dtype(dtype)
     if isinstance(kind, tuple):
         return any(isdtype(dtype, k) for k in kind)
-    if isinstance(kind, DType):
-        return dtype is kind
+    if isinstance(kind, (DType, np.dtype)):
+        return dtype is as_dtype(kind)
     if isinstance(kind, str):
         if kind not in KINDS:
             raise ValueError(f"unknown dtype kind {kind!r}; expected one of {', '.join(KINDS)}")
@@ -115,13 +115,24 @@ def isdtype(dtype, kind):
 
 
 def result_type(*arrays_and_dtypes):
-    """The dtype that promotion gives for arrays, dtypes and Python scalars.
+    """The dtype that promotion gives for arrays, dtypes and Python scalars (see
+    :func:`promoted_dtype`)."""
+    return promoted_dtype(*arrays_and_dtypes).numpy
+
+
+def _scalar_dtype(value):
+    """A NumPy scalar's dtype (NumPy scalars are typed: NEP 50), anything else unchanged."""
+    return value.dtype if isinstance(value, np.generic) and not is_strict() else value
+
+
+def promoted_dtype(*arrays_and_dtypes):
+    """The dtype row that promotion gives for arrays, dtypes and Python scalars.
 
     Python scalars do not change the result, except that a complex scalar makes a real floating
     result complex of the same precision. Outside strict mode, what the standard leaves open
-    follows NumPy 2: dtypes of mixed kinds promote as ``np.result_type`` does, and a scalar of
-    a kind the result cannot hold promotes as a dtype of its kind (a bool scalar takes the
-    result's); in strict mode these raise TypeError.
+    follows NumPy 2: dtypes of mixed kinds promote as ``np.result_type`` does, a scalar of a
+    kind the result cannot hold promotes as a dtype of its kind (a bool scalar takes the
+    result's), and a NumPy scalar as its dtype; in strict mode these raise TypeError.
 
     Raises
     ------
@@ -130,7 +141,7 @@ def result_type(*arrays_and_dtypes):
     ValueError
         With no array or dtype among the arguments.
     """
-    dtypes = [a.dtype if isinstance(a, ndarray) else a for a in arrays_and_dtypes
+    dtypes = [a._dtype if isinstance(a, ndarray) else _scalar_dtype(a) for a in arrays_and_dtypes
               if type(a) not in _SCALAR_KINDS]
     if not dtypes:
         raise ValueError("result_type needs at least one array or dtype")

@@ -1,5 +1,7 @@
-"""The dtype table: one row per dtype, linking its name, DLPack code and NumPy storage."""
+"""The dtype table: one row per dtype, linking its name, kind, DLPack code, the NumPy storage its
+kernels use and the NumPy dtype users see."""
 
+import ml_dtypes
 import numpy as np
 
 from ._mode import is_strict
@@ -17,7 +19,8 @@ DL_INT, DL_UINT, DL_FLOAT, DL_BFLOAT, DL_COMPLEX, DL_BOOL = 0, 1, 2, 4, 5, 6
 
 
 class DType:
-    """An array data type.
+    """What dlnumba knows of a data type. Users see its ``numpy`` dtype (``x.dtype``,
+    ``dlnumba.float32``); dlnumba's own code passes these rows around.
 
     Attributes
     ----------
@@ -31,37 +34,26 @@ class DType:
     dlpack : tuple of int
         The DLPack ``(code, bits, lanes)``.
     storage : numpy.dtype
-        The NumPy dtype with the same bytes. bfloat16, which NumPy lacks, is stored as uint16.
+        The NumPy dtype whose bytes and arithmetic the kernels use (bfloat16: uint16 bits).
+    numpy : numpy.dtype
+        The dtype as users see it: NumPy's, ``ml_dtypes.bfloat16`` for bfloat16.
     """
 
-    __slots__ = ("name", "kind", "itemsize", "dlpack", "storage")
+    __slots__ = ("name", "kind", "itemsize", "dlpack", "storage", "numpy")
 
-    def __init__(self, name, kind, code, bits, storage):
+    def __init__(self, name, kind, code, bits, storage, numpy=None):
         self.name = name
         self.kind = kind
         self.itemsize = bits // 8
         self.dlpack = (code, bits, 1)
         self.storage = np.dtype(storage)
+        self.numpy = self.storage if numpy is None else np.dtype(numpy)
 
     def __repr__(self):
-        return f"dlnumba.{self.name}"
+        return f"dlnumba._dtypes.{self.name}"
 
     def __str__(self):
         return self.name
-
-    def __reduce__(self):
-        return (_dtype_by_name, (self.name,))
-
-    @property
-    def dtype(self):
-        """The NumPy dtype: ``np.dtype(xp.float32)`` is ``np.dtype("float32")``.
-
-        bfloat16's is ``ml_dtypes.bfloat16`` (raises TypeError where ml_dtypes is not
-        installed: NumPy itself has no bfloat16).
-        """
-        if self.name != "bfloat16":
-            return self.storage
-        return numpy_bfloat16()
 
 
 bool = DType("bool", "bool", DL_BOOL, 8, np.bool_)
@@ -74,7 +66,7 @@ uint16 = DType("uint16", "unsigned integer", DL_UINT, 16, np.uint16)
 uint32 = DType("uint32", "unsigned integer", DL_UINT, 32, np.uint32)
 uint64 = DType("uint64", "unsigned integer", DL_UINT, 64, np.uint64)
 float16 = DType("float16", "real floating", DL_FLOAT, 16, np.float16)
-bfloat16 = DType("bfloat16", "real floating", DL_BFLOAT, 16, np.uint16)
+bfloat16 = DType("bfloat16", "real floating", DL_BFLOAT, 16, np.uint16, ml_dtypes.bfloat16)
 float32 = DType("float32", "real floating", DL_FLOAT, 32, np.float32)
 float64 = DType("float64", "real floating", DL_FLOAT, 64, np.float64)
 complex64 = DType("complex64", "complex floating", DL_COMPLEX, 64, np.complex64)
@@ -85,7 +77,7 @@ DTYPES = (
     float16, bfloat16, float32, float64, complex64, complex128,
 )
 _BY_NAME = {d.name: d for d in DTYPES}
-_BY_NUMPY = {d.storage: d for d in DTYPES if d is not bfloat16}
+_BY_NUMPY = {d.numpy: d for d in DTYPES}
 
 
 def _dtype_by_name(name):
@@ -93,7 +85,7 @@ def _dtype_by_name(name):
 
 
 def from_numpy_dtype(np_dtype):
-    """Return the dtype with the same meaning as a NumPy dtype.
+    """Return the dtype with the same meaning as a NumPy dtype (of either byte order).
 
     Raises
     ------
@@ -104,20 +96,8 @@ def from_numpy_dtype(np_dtype):
     try:
         return _BY_NUMPY[np_dtype.newbyteorder("=")]
     except KeyError:
-        if np_dtype.name == "bfloat16":  # ml_dtypes, as JAX uses
-            return bfloat16
         raise TypeError(f"NumPy dtype {np_dtype} has no dlnumba equivalent; "
                         f"supported: {', '.join(d.name for d in DTYPES)}") from None
-
-
-def numpy_bfloat16():
-    """``ml_dtypes.bfloat16`` as a NumPy dtype (TypeError where ml_dtypes is not installed)."""
-    try:
-        import ml_dtypes
-    except ImportError:
-        raise TypeError("NumPy has no bfloat16 dtype; install ml_dtypes (JAX brings it) for "
-                        "NumPy to read bfloat16 arrays") from None
-    return np.dtype(ml_dtypes.bfloat16)
 
 
 # The dtype each Python type stands for as a ``dtype=`` (the default dtypes).
@@ -125,23 +105,25 @@ _PYTHON_TYPES = {_builtin_bool: bool, int: int64, float: float64, complex: compl
 
 
 def as_dtype(dtype):
-    """The dlnumba dtype that ``dtype`` spells.
+    """The dtype row of a dtype: one of the namespace's (``dlnumba.float32``, which is
+    ``np.dtype("float32")``) or, outside strict mode, another spelling of one.
 
-    Besides dlnumba's dtypes, these are taken (not in strict mode): NumPy dtypes and scalar
-    types, the strings NumPy takes (``"float32"``, ``"f4"``, ``"int"``, ...), ``"bfloat16"``
-    and ``ml_dtypes.bfloat16``, and Python's ``bool``, ``int``, ``float`` and ``complex`` (the
-    default dtypes).
+    The other spellings: NumPy scalar types, the strings NumPy takes (``"float32"``, ``"f4"``,
+    ``"int"``, ...), ``"bfloat16"``, and Python's ``bool``, ``int``, ``float`` and ``complex``
+    (the default dtypes).
 
     Raises
     ------
     TypeError
-        For anything else, naming it; in strict mode, for anything but a dlnumba dtype.
+        For anything else, naming it; in strict mode, for anything but the namespace's dtypes.
     """
     if isinstance(dtype, DType):
         return dtype
+    if isinstance(dtype, np.dtype) and dtype in _BY_NUMPY:
+        return _BY_NUMPY[dtype]
     if is_strict():
-        raise TypeError(f"dtype must be a dlnumba dtype such as dlnumba.float32, not {dtype!r} "
-                        "(strict mode)")
+        raise TypeError(f"dtype must be one of the namespace's dtypes, such as "
+                        f"dlnumba.float32, not {dtype!r} (strict mode)")
     if isinstance(dtype, type) and dtype in _PYTHON_TYPES:
         return _PYTHON_TYPES[dtype]
     if type(dtype) is str and dtype in _BY_NAME:
@@ -155,7 +137,7 @@ def as_dtype(dtype):
                         "byte order only")
     if np_dtype is None:
         raise TypeError(f"{dtype!r} is not a dtype dlnumba knows; use one of "
-                        f"{', '.join(d.name for d in DTYPES)} (as dlnumba dtypes, NumPy dtypes or "
+                        f"{', '.join(d.name for d in DTYPES)} (as the namespace's dtypes or as "
                         "strings)")
     return from_numpy_dtype(np_dtype)
 

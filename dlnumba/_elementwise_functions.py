@@ -15,7 +15,7 @@ import functools
 import numpy as np
 
 from ._array_object import _SCALAR_KINDS, _cuda, check_scalar_kind, ndarray, scalar_source
-from ._data_type_functions import iinfo, result_type
+from ._data_type_functions import iinfo, promoted_dtype
 from ._dtypes import (_PYTHON_TYPES, bfloat16, bool as bool_, complex64, complex128,
                       computation_dtype, float16, float32, float64, from_numpy_dtype, numpy_twin,
                       promote, uint8)
@@ -230,9 +230,9 @@ def _scalar_array(value, x):
     """A 0-d array of ``value`` for an operation with the array ``x``, on its device (the
     standard's mixed array/scalar rules: a complex scalar makes a real floating dtype
     complex; outside strict mode, NumPy's for the cases the standard leaves open)."""
-    dtype = x.dtype
+    dtype = x._dtype
     if type(value) is complex and dtype.kind == "real floating":
-        dtype = result_type(dtype, value)
+        dtype = promoted_dtype(dtype, value)
     elif dtype.kind not in _SCALAR_KINDS[type(value)] and not is_strict():
         # NumPy 2's rules for a Python scalar of another kind: it takes the default dtype of
         # its kind, except a bool, which takes the array's.
@@ -286,7 +286,7 @@ def _binary(name, x1, x2, /, out=None):
             return ndarray._new(address, shape, out_strides, result_dtype, CPU, owner, False)
         out = ndarray._empty(shape, result_dtype, x1._device, strides=out_strides)
     elif out._dtype is not result_dtype or out._shape != shape:
-        raise TypeError(f"in-place {name} would change the array's dtype {out.dtype} or shape "
+        raise TypeError(f"in-place {name} would change the array's dtype {out._dtype} or shape "
                         f"{out.shape} to {result_dtype} {shape}")
     _apply(name, kind, ((x1._address, strides1, x1._dtype), (x2._address, strides2, x2._dtype)),
            (out._address, out._strides, out._dtype), shape, compute_dtype, x1._device)
@@ -319,23 +319,23 @@ def clip(x, /, min=None, max=None):
     """
     if not isinstance(x, ndarray):
         raise TypeError(f"clip expects a dlnumba.ndarray, not {type(x).__name__}")
-    _check("maximum", x.dtype)
+    _check("maximum", x._dtype)
     result = x
     for bound, name in ((min, "maximum"), (max, "minimum")):
         if bound is None:
             continue
         if type(bound) in (int, float):
-            check_scalar_kind(bound, x.dtype)
-            if type(bound) is int and x.dtype.kind != "real floating":
-                limits = iinfo(x.dtype)
+            check_scalar_kind(bound, x._dtype)
+            if type(bound) is int and x._dtype.kind != "real floating":
+                limits = iinfo(x._dtype)
                 bound = _builtin_min(_builtin_max(bound, limits.min), limits.max)
         elif not isinstance(bound, ndarray):
             raise TypeError(f"clip bounds must be arrays or Python scalars, not {bound!r}")
-        elif (bound.dtype.kind == "real floating") != (x.dtype.kind == "real floating"):
-            raise TypeError(f"a clip bound of dtype {bound.dtype} does not match x's {x.dtype}")
+        elif (bound._dtype.kind == "real floating") != (x._dtype.kind == "real floating"):
+            raise TypeError(f"a clip bound of dtype {bound._dtype} does not match x's {x._dtype}")
         result = _binary(name, result, bound)
-        if result.dtype is not x.dtype:
-            result = result._copy(x.dtype)
+        if result._dtype is not x._dtype:
+            result = result._copy(x._dtype)
     return x._copy() if result is x else result
 
 

@@ -24,7 +24,7 @@ def is_array_index(key):
     """Whether ``key`` asks for array indexing (a bool array, or integer arrays of any ndim
     other than 0-d integers, which index like ints)."""
     parts = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(k, ndarray) and (k.dtype.kind == "bool" or k.ndim > 0) for k in parts)
+    return any(isinstance(k, ndarray) and (k._dtype.kind == "bool" or k.ndim > 0) for k in parts)
 
 
 def numpy_index(key):
@@ -52,7 +52,7 @@ def array_index_offsets(x, key):
         index out of bounds.
     """
     parts = key if isinstance(key, tuple) else (key,)
-    masks = [k for k in parts if isinstance(k, ndarray) and k.dtype.kind == "bool"]
+    masks = [k for k in parts if isinstance(k, ndarray) and k._dtype.kind == "bool"]
     if masks:
         if len(parts) != 1:
             raise IndexError("a boolean array index must be the only index")
@@ -63,7 +63,7 @@ def array_index_offsets(x, key):
             and all(isinstance(k, slice) or k is Ellipsis for k in others)):
         return _array_among_slices_offsets(x, parts, arrays[0])
     for k in parts:
-        integer_array = isinstance(k, ndarray) and k.dtype.kind in ("signed integer",
+        integer_array = isinstance(k, ndarray) and k._dtype.kind in ("signed integer",
                                                                     "unsigned integer")
         if not integer_array and (isinstance(k, (bool, ndarray)) or not hasattr(type(k), "__index__")):
             raise IndexError(f"integer array indexing takes only integers and integer arrays, "
@@ -83,8 +83,8 @@ def _array_among_slices_offsets(x, parts, position):
     """Offsets of ``x[parts]`` where ``parts[position]`` is an integer array and the others
     slices or ``...``: the slices' view, with the array's (flattened) indices along its axis."""
     index = parts[position]
-    if index.dtype.kind not in ("signed integer", "unsigned integer"):
-        raise IndexError(f"an array index must be of an integer or bool dtype, not {index.dtype}")
+    if index._dtype.kind not in ("signed integer", "unsigned integer"):
+        raise IndexError(f"an array index must be of an integer or bool dtype, not {index._dtype}")
     offset, shape, strides = view_of(parts[:position] + (slice(None),) + parts[position + 1:],
                                      x._shape, x._strides)
     # an ellipsis before the array stands for the dimensions no other part takes
@@ -97,7 +97,7 @@ def _array_among_slices_offsets(x, parts, position):
     offsets += offset
     placed = ndarray._new(flat._address, selected,
                           tuple(flat._strides[0] if d == axis else 0 for d in range(len(shape))),
-                          flat.dtype, flat.device, flat, True)
+                          flat._dtype, flat.device, flat, True)
     _add_offsets(offsets, placed, selected, shape[axis], strides[axis], axis)
     return shape[:axis] + index.shape + shape[axis + 1:], offsets
 
@@ -112,8 +112,8 @@ def _add_offsets(offsets, index, shape, size, stride, axis):
         index = index.to_device(CPU)
         index = ndarray._new(index._address, shape,
                              broadcast_strides(index.shape, index._strides, shape),
-                             index.dtype, index.device, index, True)
-        largest = int(index._numpy().max()) if index.dtype is uint64 and index.size else 0
+                             index._dtype, index.device, index, True)
+        largest = int(index._numpy().max()) if index._dtype is uint64 and index.size else 0
         if largest >= 2**63:
             raise IndexError(f"index {largest} is out of bounds for axis {axis} with size {size}")
         values = index._copy(int64)._numpy()
@@ -147,23 +147,23 @@ def _mask_offsets(x, mask):
 
 def gather_offsets(x, shape, offsets):
     """A new array of ``shape`` holding the elements of ``x`` at ``offsets``."""
-    out = ndarray._empty(shape, x.dtype, x.device)
+    out = ndarray._empty(shape, x._dtype, x.device)
     if x._device is CPU:
-        gather(x._address, offsets, out._address, _UNITS[x.dtype.itemsize])
+        gather(x._address, offsets, out._address, _UNITS[x._dtype.itemsize])
     else:
-        _cuda(x._device).gather(x._address, offsets, out._address, x.dtype.itemsize,
+        _cuda(x._device).gather(x._address, offsets, out._address, x._dtype.itemsize,
                                 x._device.index)
     return out
 
 
 def scatter_offsets(x, shape, offsets, value):
     """Write ``value`` (broadcast to ``shape``, cast to ``x``'s dtype) to ``x`` at ``offsets``."""
-    source = ndarray._empty(shape, x.dtype, x.device)
+    source = ndarray._empty(shape, x._dtype, x.device)
     source._assign(value)
     if x._device is CPU:
-        scatter(source._address, offsets, x._address, _UNITS[x.dtype.itemsize])
+        scatter(source._address, offsets, x._address, _UNITS[x._dtype.itemsize])
     else:
-        _cuda(x._device).scatter(source._address, offsets, x._address, x.dtype.itemsize,
+        _cuda(x._device).scatter(source._address, offsets, x._address, x._dtype.itemsize,
                                  x._device.index)
 
 
@@ -196,7 +196,7 @@ def take(x, indices, /, *, axis=None):
     shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]
     placed = ndarray._new(indices._address, shape,
                           tuple(indices._strides[0] if d == axis else 0 for d in range(x.ndim)),
-                          indices.dtype, indices.device, indices, True)
+                          indices._dtype, indices.device, indices, True)
     return _take_along(x, placed, axis, shape)
 
 
@@ -228,5 +228,5 @@ def _take_along(x, indices, axis, shape):
 def _check(x, indices, name):
     if not isinstance(x, ndarray) or not isinstance(indices, ndarray):
         raise TypeError(f"{name} expects dlnumba arrays")
-    if indices.dtype.kind not in ("signed integer", "unsigned integer"):
-        raise TypeError(f"{name} needs integer indices, not {indices.dtype}")
+    if indices._dtype.kind not in ("signed integer", "unsigned integer"):
+        raise TypeError(f"{name} needs integer indices, not {indices._dtype}")

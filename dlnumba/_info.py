@@ -26,8 +26,8 @@ class __array_namespace_info__:
     def default_dtypes(self, *, device=None):
         """The default dtype of each kind."""
         self._check(device)
-        return {"real floating": float64, "complex floating": complex128,
-                "integral": int64, "indexing": int64}
+        return {"real floating": float64.numpy, "complex floating": complex128.numpy,
+                "integral": int64.numpy, "indexing": int64.numpy}
 
     def dtypes(self, *, device=None, kind=None):
         """The dtypes of the array API (of ``kind`` when given) that ``device`` supports.
@@ -41,7 +41,7 @@ class __array_namespace_info__:
             if k is not None and k not in KINDS:
                 raise ValueError(f"unknown dtype kind {k!r}; expected one of {', '.join(KINDS)}")
             wanted.update(KINDS[k] if k else KINDS["numeric"] + ("bool",))
-        return {d.name: d for d in DTYPES
+        return {d.name: d.numpy for d in DTYPES
                 if d.kind in wanted and d.name not in ("float16", "bfloat16")}
 
     def _check(self, device):

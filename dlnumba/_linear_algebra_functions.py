@@ -31,14 +31,14 @@ def check_pair(name, x1, x2, min_ndim=0):
     check_array(name, x2, NUMERIC, "numeric", min_ndim)
     if x1.device != x2.device:
         raise ValueError(f"{name}: arrays on {x1.device} and {x2.device} cannot be combined")
-    return common_dtype(x1.dtype, x2.dtype)
+    return common_dtype(x1._dtype, x2._dtype)
 
 
 def packed(x, dtype, inner=2):
     """``x`` itself when its last ``inner`` dimensions are C-contiguous in ``dtype``, else a
     C-contiguous copy cast to ``dtype``."""
     shape, strides = x.shape[len(x.shape) - inner:], x._strides[len(x.shape) - inner:]
-    if x.dtype is dtype and all(n <= 1 or s == c for n, s, c in
+    if x._dtype is dtype and all(n <= 1 or s == c for n, s, c in
                                 zip(shape, strides, c_strides(shape))):
         return x
     return x._copy(dtype)
@@ -61,7 +61,7 @@ def stack_offsets(x, batch):
 
 def rounded(x, dtype):
     """``x`` as ``dtype``: itself, or a copy when it was computed in a wider dtype."""
-    return x if x.dtype is dtype else x._copy(dtype)
+    return x if x._dtype is dtype else x._copy(dtype)
 
 
 def matrix_transpose(x, /):

@@ -12,7 +12,7 @@ import numpy as np
 
 from ._arguments import check_array, check_int, normalize_axes, normalize_axis
 from ._array_object import _from_numpy, ndarray
-from ._data_type_functions import result_type
+from ._data_type_functions import promoted_dtype
 from ._devices import CPU
 from ._indexing_functions import take
 from ._layout import MAX_NDIM, broadcast_shapes as _broadcast_shapes, broadcast_strides, \
@@ -102,8 +102,8 @@ def broadcast_to(x, /, shape):
     shape = _shape_tuple("broadcast_to", shape)
     if any(n < 0 for n in shape):
         raise ValueError(f"broadcast_to shape {shape} has a negative size")
-    if size_of(shape) * x.dtype.itemsize > 2**62:
-        raise ValueError(f"broadcast_to shape {shape} of {x.dtype} holds more than 2**62 bytes")
+    if size_of(shape) * x._dtype.itemsize > 2**62:
+        raise ValueError(f"broadcast_to shape {shape} of {x._dtype} holds more than 2**62 bytes")
     view = x._view(0, shape, broadcast_strides(x.shape, x._strides, shape))
     view._readonly = True
     return view
@@ -291,7 +291,7 @@ def roll(x, /, shift, *, axis=None):
     check_array("roll", x)
     shifts = shift if isinstance(shift, tuple) else (shift,)
     shifts = [check_int("roll shift", n) for n in shifts]
-    out = ndarray._empty(x.shape, x.dtype, x.device)
+    out = ndarray._empty(x.shape, x._dtype, x.device)
     if axis is None:
         if isinstance(shift, tuple) and len(shifts) != 1:
             raise ValueError(f"roll takes one shift when axis is None, not {shift}")
@@ -348,8 +348,8 @@ def repeat(x, repeats, /, *, axis=None):
     axis = normalize_axis(axis, x.ndim, "repeat")
     n = x.shape[axis]
     if isinstance(repeats, ndarray):
-        if repeats.dtype.kind not in ("signed integer", "unsigned integer"):
-            raise TypeError(f"repeat counts must be an integer array, not {repeats.dtype}")
+        if repeats._dtype.kind not in ("signed integer", "unsigned integer"):
+            raise TypeError(f"repeat counts must be an integer array, not {repeats._dtype}")
         if repeats.device != x.device:
             raise ValueError(f"repeat: arrays on {x.device} and {repeats.device} cannot be "
                              "combined")
@@ -368,7 +368,7 @@ def repeat(x, repeats, /, *, axis=None):
     if count < 0:
         raise ValueError(f"repeat count must be >= 0, not {count}")
     shape = x.shape[:axis] + (n * count,) + x.shape[axis + 1:]
-    out = ndarray._empty(shape, x.dtype, x.device)
+    out = ndarray._empty(shape, x._dtype, x.device)
     split = x.shape[:axis] + (n, count) + x.shape[axis + 1:]
     out._view(0, split, c_strides(split))._assign(
         x._view(0, split, x._strides[:axis + 1] + (0,) + x._strides[axis + 1:]))
@@ -396,12 +396,42 @@ def tile(x, repetitions, /):
     reps = (1,) * (ndim - len(repetitions)) + repetitions
     sizes = (1,) * (ndim - x.ndim) + x.shape
     strides = (0,) * (ndim - x.ndim) + x._strides
-    out = ndarray._empty(tuple(r * n for r, n in zip(reps, sizes)), x.dtype, x.device)
+    out = ndarray._empty(tuple(r * n for r, n in zip(reps, sizes)), x._dtype, x.device)
     # Each axis of the result as (repetition, position): the source repeats with stride 0.
     split = tuple(v for pair in zip(reps, sizes) for v in pair)
     out_strides = tuple(v for s, n in zip(out._strides, sizes) for v in (s * n, s))
     x_strides = tuple(v for s in strides for v in (0, s))
     out._view(0, split, out_strides)._assign(x._view(0, split, x_strides))
+    return out
+
+
+def pad(x, pad_width, /, mode="constant", *, constant_values=0):
+    """``x`` with ``constant_values`` added before and after along each axis: NumPy's ``pad``
+    in its constant mode, an extension (xarray's ``shift``, ``pad`` and ``rolling`` use it).
+
+    ``pad_width`` takes NumPy's forms: an int for every side, one ``(before, after)`` pair for
+    every axis, or a pair per axis. ``constant_values`` is a scalar; the result has ``x``'s
+    dtype (a value of another kind is converted as in item assignment).
+
+    Raises
+    ------
+    ValueError
+        For a ``mode`` other than ``"constant"``, or a negative or misshapen ``pad_width``.
+    """
+    check_array("pad", x)
+    if mode != "constant":
+        raise ValueError(f"pad supports mode='constant' only, not {mode!r}")
+    try:
+        widths = np.broadcast_to(np.asarray(pad_width, dtype=object), (x.ndim, 2)).tolist()
+    except ValueError:
+        widths = None
+    if widths is None or any(check_int("pad width", w) < 0 for pair in widths for w in pair):
+        raise ValueError(f"pad_width {pad_width!r} is not non-negative (before, after) widths "
+                         f"for {x.ndim} axes")
+    out = ndarray._empty(tuple(n + before + after for n, (before, after) in zip(x.shape, widths)),
+                         x._dtype, x.device)
+    out[...] = constant_values
+    out[tuple(slice(before, before + n) for n, (before, _) in zip(x.shape, widths))] = x
     return out
 
 
@@ -422,7 +452,7 @@ def _joined(name, arrays):
     devices = {x.device for x in arrays}
     if len(devices) > 1:
         raise ValueError(f"{name} arrays must be on one device, not {sorted(map(str, devices))}")
-    return list(arrays), result_type(*arrays), arrays[0].device
+    return list(arrays), promoted_dtype(*arrays), arrays[0].device
 
 
 def _permuted(x, order):

@@ -22,7 +22,7 @@ _FLOATING = ("real floating", "complex floating")
 def _filled(name, x, value):
     """``x`` with its NaNs replaced by ``value`` (``x`` itself if it can hold no NaN)."""
     check_array(name, x, _ALL, "numeric (or bool)")
-    if x.dtype.kind not in _FLOATING:
+    if x._dtype.kind not in _FLOATING:
         return x
     return where(isnan(x), value, x)
 
@@ -54,7 +54,7 @@ def nancumprod(x, /, *, axis=None, dtype=None):
 
 def _extreme(name, reduce, fill, x, axis, keepdims):
     result = reduce(_filled(name, x, fill), axis=axis, keepdims=keepdims)
-    if x.dtype.kind not in _FLOATING:
+    if x._dtype.kind not in _FLOATING:
         return result
     return where(all(isnan(x), axis=axis, keepdims=keepdims), math.nan, result)
 
@@ -70,7 +70,7 @@ def nanmin(x, /, *, axis=None, keepdims=False):
 
 
 def _position(name, reduce, fill, x, axis, keepdims):
-    if x.dtype.kind in _FLOATING and any(all(isnan(x), axis=axis)):
+    if x._dtype.kind in _FLOATING and any(all(isnan(x), axis=axis)):
         raise ValueError(f"{name}: an all-NaN slice has no position")
     return reduce(_filled(name, x, fill), axis=axis, keepdims=keepdims)
 
@@ -106,7 +106,7 @@ def nanvar(x, /, *, axis=None, dtype=None, correction=0.0, keepdims=False, ddof=
     total = nansum(multiply(deviations, conj(deviations)), axis=axis, keepdims=keepdims)
     if dtype.kind == "complex floating":
         total = real(total)
-    divisor = _counts(x, axis, keepdims, total.dtype) - correction
+    divisor = _counts(x, axis, keepdims, total._dtype) - correction
     return where(divisor > 0, total / divisor, math.nan)
 
 

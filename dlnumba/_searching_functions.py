@@ -6,7 +6,7 @@ import numpy as np
 from ._arguments import check_array, normalize_axis
 from ._array_object import _cuda, check_scalar_kind, ndarray
 from ._creation_functions import full
-from ._data_type_functions import result_type
+from ._data_type_functions import promoted_dtype
 from ._devices import CPU
 from ._dtypes import _PYTHON_TYPES, bool as bool_, common_dtype, int64
 from ._mode import is_strict
@@ -36,7 +36,7 @@ def nonzero(x, /):
         raise ValueError("nonzero needs an array of at least one dimension, not a 0-d array")
     if x._device is not CPU:
         return _nonzero_on_device(x)
-    unit, codec, components = key_layout(x.dtype)
+    unit, codec, components = key_layout(x._dtype)
     layout = (np.array(x.shape, np.int64), np.array(x._strides, np.int64), x._address, unit,
               codec[3], components)
     count = nonzero_kernel(*layout, np.empty((0, 0), np.int64)) if x.size else 0
@@ -50,7 +50,7 @@ def _nonzero_on_device(x):
     """:func:`nonzero` on a CUDA device: the flags ``x != 0`` in C order (a copy unless they
     are C-contiguous), their running count (its last element is the count, the one value read
     by the host), then the indices."""
-    flags = x if x.dtype is bool_ else _binary("not_equal", x, 0)
+    flags = x if x._dtype is bool_ else _binary("not_equal", x, 0)
     flags = reshape(flags, (flags.size,), copy=flags._strides != c_strides(flags.shape))
     positions = _cumulative("nonzero", "sum", 0, flags, None, int64, False)
     count = int(positions[-1:].to_device(CPU)._numpy()[0]) if x.size else 0
@@ -84,8 +84,8 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if not isinstance(x1, ndarray):
         raise TypeError(f"searchsorted expects a dlnumba.ndarray x1, not {type(x1).__name__}")
     if type(x2) in (int, float):
-        check_scalar_kind(x2, x1.dtype)
-        x2 = full((), x2, dtype=x1.dtype, device=x1.device)
+        check_scalar_kind(x2, x1._dtype)
+        x2 = full((), x2, dtype=x1._dtype, device=x1.device)
     elif not isinstance(x2, ndarray):
         raise TypeError(f"searchsorted takes an array or a Python int or float for x2, not "
                         f"{type(x2).__name__}")
@@ -96,9 +96,9 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if x1.device != x2.device:
         raise ValueError(f"searchsorted: arrays on {x1.device} and {x2.device} cannot be "
                          "combined")
-    dtype = common_dtype(x1.dtype, x2.dtype)
+    dtype = common_dtype(x1._dtype, x2._dtype)
     order = _NO_ORDER if sorter is None else _sorter(sorter, x1.shape)
-    if dtype is not x1.dtype:
+    if dtype is not x1._dtype:
         x1 = x1._copy(dtype)
     values = _flat(x2, dtype)
     out = ndarray._empty(x2.shape, int64, x2.device)
@@ -111,7 +111,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
 
 
 def _sorter(sorter, shape):
-    if not isinstance(sorter, ndarray) or sorter.dtype.kind not in ("signed integer",
+    if not isinstance(sorter, ndarray) or sorter._dtype.kind not in ("signed integer",
                                                                     "unsigned integer"):
         raise TypeError(f"sorter must be an integer dlnumba.ndarray, not {sorter!r}")
     if sorter.shape != shape:
@@ -134,9 +134,9 @@ def where(condition, x1, x2, /):
     """
     if not isinstance(condition, ndarray):
         raise TypeError(f"where needs a bool dlnumba.ndarray condition, not {condition!r}")
-    if condition.dtype is not bool_:
+    if condition._dtype is not bool_:
         if is_strict():
-            raise TypeError(f"where needs a bool condition, not one of dtype {condition.dtype}")
+            raise TypeError(f"where needs a bool condition, not one of dtype {condition._dtype}")
         condition = condition._copy(bool_)  # NumPy's: nonzero is true
     for x in (x1, x2):
         if not isinstance(x, (ndarray, bool, int, float, complex)):
@@ -145,10 +145,10 @@ def where(condition, x1, x2, /):
         if is_strict():
             raise TypeError(f"where needs x1 or x2 to be an array; got {type(x1).__name__} "
                             f"and {type(x2).__name__}")
-        x1 = full((), x1, dtype=result_type(_PYTHON_TYPES[type(x1)], x2),
+        x1 = full((), x1, dtype=promoted_dtype(_PYTHON_TYPES[type(x1)], x2),
                   device=condition.device)  # NumPy's: two scalars give a default dtype
-    dtype = result_type(x1, x2)
-    operands = [condition] + [x if isinstance(x, ndarray) and x.dtype is dtype else
+    dtype = promoted_dtype(x1, x2)
+    operands = [condition] + [x if isinstance(x, ndarray) and x._dtype is dtype else
                               x._copy(dtype) if isinstance(x, ndarray) else
                               full((), x, dtype=dtype, device=condition.device)
                               for x in (x1, x2)]
@@ -167,7 +167,7 @@ def where(condition, x1, x2, /):
         return out
     arguments = [plan.shape]
     for x, offset, strides in zip((*operands, out), plan.offsets, plan.strides):
-        arguments += (x._address + offset * x.dtype.itemsize, strides)
+        arguments += (x._address + offset * x._dtype.itemsize, strides)
     where_kernel(*arguments, _UNITS[dtype.itemsize])
     return out
 

@@ -80,22 +80,22 @@ def _unique(name, x, positions=False):
         inverse = ndarray._empty(x.shape, int64, x.device)
         order, inverse_out = order._numpy(), inverse._numpy().reshape(-1)
     else:
-        ordered = ndarray._empty((n,), x.dtype, x.device)
+        ordered = ndarray._empty((n,), x._dtype, x.device)
         sort_axis(flat, 0, ordered, False, False)
         flat, order, inverse, inverse_out = ordered, _NO_ORDER, None, _NO_ORDER
     first, counts = (ndarray._empty((n,), int64, x.device) for _ in range(2))
-    runs = group_sorted(flat._address, n, order, *key_layout(x.dtype), first._numpy(),
+    runs = group_sorted(flat._address, n, order, *key_layout(x._dtype), first._numpy(),
                         counts._numpy(), inverse_out)
     first, counts = (a._view(0, (runs,), (1,))._copy() for a in (first, counts))
-    values = ndarray._empty((runs,), x.dtype, x.device)
-    gather(flat._address, first._numpy(), values._address, _UNITS[x.dtype.itemsize])
+    values = ndarray._empty((runs,), x._dtype, x.device)
+    gather(flat._address, first._numpy(), values._address, _UNITS[x._dtype.itemsize])
     return values, first, inverse, counts
 
 
 def _flat(x, dtype=None):
     """``x`` as a 1-D C-ordered array of ``dtype`` (itself or a view when it can be)."""
-    dtype = dtype or x.dtype
-    if dtype is not x.dtype or x._strides != c_strides(x.shape):
+    dtype = dtype or x._dtype
+    if dtype is not x._dtype or x._strides != c_strides(x.shape):
         x = x._copy(dtype)
     return x._view(0, (x.size,), (1,))
 
@@ -117,7 +117,7 @@ def isin(x1, x2, /, *, invert=False):
     x1, x2 = (_operand(x, other) for x, other in ((x1, x2), (x2, x1)))
     if x1.device != x2.device:
         raise ValueError(f"isin: arrays on {x1.device} and {x2.device} cannot be combined")
-    dtype = common_dtype(x1.dtype, x2.dtype)
+    dtype = common_dtype(x1._dtype, x2._dtype)
     haystack = _flat(x2, dtype)
     ordered = ndarray._empty(haystack.shape, dtype, x2.device)
     sort_axis(haystack, 0, ordered, False, False)
@@ -136,11 +136,11 @@ def _operand(x, other):
     if not isinstance(other, ndarray):
         raise TypeError(f"isin expects arrays, or an array and a Python int; got "
                         f"{type(x).__name__} and {type(other).__name__}")
-    if type(x) is not int or other.dtype.kind not in ("signed integer", "unsigned integer"):
+    if type(x) is not int or other._dtype.kind not in ("signed integer", "unsigned integer"):
         raise TypeError(f"isin takes a Python scalar only as an int with an integer array, "
-                        f"not {x!r} with a {other.dtype} array")
+                        f"not {x!r} with a {other._dtype} array")
     from ._creation_functions import asarray
-    return asarray(x, dtype=other.dtype, device=other.device)
+    return asarray(x, dtype=other._dtype, device=other.device)
 
 
 _NO_ORDER = np.empty(0, np.int64)

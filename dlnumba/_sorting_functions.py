@@ -42,6 +42,6 @@ def _sort(name, x, axis, descending, stable, dtype):
         if not isinstance(value, bool):
             raise TypeError(f"{name}: {flag} must be a bool, not {value!r}")
     axis = normalize_axis(axis, x.ndim, name)
-    out = ndarray._empty(x.shape, dtype or x.dtype, x.device)
+    out = ndarray._empty(x.shape, dtype or x._dtype, x.device)
     sort_axis(x, axis, out, descending, dtype is not None)
     return out

@@ -61,7 +61,7 @@ def _averaged_dtype(name, x):
     if x._dtype.kind in ("real floating", "complex floating"):
         return x._dtype
     if is_strict() or x._dtype.kind not in _ALL:
-        raise TypeError(f"{name} takes arrays of floating-point dtypes, not {x.dtype}")
+        raise TypeError(f"{name} takes arrays of floating-point dtypes, not {x._dtype}")
     return float64
 
 
@@ -73,7 +73,7 @@ def _requested_dtype(name, x, dtype):
     dtype = as_dtype(dtype)
     if dtype.kind not in ("real floating", "complex floating") or (
             x._dtype.kind == "complex floating" and dtype.kind != "complex floating"):
-        raise TypeError(f"{name}: dtype must be a floating dtype that holds {x.dtype} values, "
+        raise TypeError(f"{name}: dtype must be a floating dtype that holds {x._dtype} values, "
                         f"not {dtype}")
     return dtype
 
@@ -109,7 +109,7 @@ def _accumulation_dtype(name, x, dtype):
         if dtype.kind not in _NUMERIC:
             raise TypeError(f"{name}: dtype must be a numeric dtype, not {dtype}")
         if x._dtype.kind == "complex floating" and dtype.kind != "complex floating":
-            raise TypeError(f"{name}: a {x.dtype} array cannot be accumulated in {dtype}; take "
+            raise TypeError(f"{name}: a {x._dtype} array cannot be accumulated in {dtype}; take "
                             "real() or imag() first")
         return dtype
     if x._dtype.kind in ("bool", "signed integer"):

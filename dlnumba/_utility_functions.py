@@ -30,8 +30,8 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     """
     if not isinstance(x, ndarray):
         raise TypeError(f"diff expects a dlnumba.ndarray, not {type(x).__name__}")
-    if x.dtype.kind not in _NUMERIC:
-        raise TypeError(f"diff takes arrays of numeric dtypes, not {x.dtype}")
+    if x._dtype.kind not in _NUMERIC:
+        raise TypeError(f"diff takes arrays of numeric dtypes, not {x._dtype}")
     if x.ndim == 0:
         raise ValueError("diff needs an array of at least one dimension, not a 0-d array")
     axis = normalize_axis(axis, x.ndim, "diff")

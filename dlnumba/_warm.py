@@ -13,7 +13,6 @@ import time
 import numpy as np
 
 import dlnumba as xp
-from dlnumba._dtypes import DType
 
 DTYPES = ("float64", "float32", "int64", "bool")
 _SIZES = (6, 1 << 15)  # below and above the small-array engine's limit (2**14 elements)
@@ -58,7 +57,7 @@ def run(dtypes=DTYPES, report=print):
     """Call the common functions on small and large arrays of ``dtypes`` (names)."""
     for name in dtypes:
         dtype = getattr(xp, name, None)
-        if not isinstance(dtype, DType):
+        if not isinstance(dtype, np.dtype):
             raise ValueError(f"{name!r} is not a dlnumba dtype")
         start, count = time.perf_counter(), 0
         for size in _SIZES:

@@ -110,11 +110,11 @@ def ifftshift(x, /, *, axes=None):
 def _check_input(name, x, kind, results):
     if not isinstance(x, ndarray):
         raise TypeError(f"{name} expects a dlnumba.ndarray, not {type(x).__name__}")
-    if x.dtype in (float16, bfloat16):
-        raise TypeError(f"{name} does not take {x.dtype}: no complex dtype has its precision; "
+    if x._dtype in (float16, bfloat16):
+        raise TypeError(f"{name} does not take {x._dtype}: no complex dtype has its precision; "
                         "astype(x, float32) first")
-    if x.dtype.kind != kind or x.dtype not in results:
-        raise TypeError(f"{name} takes a {kind} array, not {x.dtype}")
+    if x._dtype.kind != kind or x._dtype not in results:
+        raise TypeError(f"{name} takes a {kind} array, not {x._dtype}")
 
 
 def _check_norm(name, norm):
@@ -130,7 +130,7 @@ def _along_axis(name, x, n, axis, norm, kind, results):
         raise ValueError(f"{name} n must be >= 1, not {n}")
     _check_norm(name, norm)
     transform = getattr(np.fft, name)
-    return _result(transform(x._numpy(), n=n, axis=axis, norm=norm), results[x.dtype])
+    return _result(transform(x._numpy(), n=n, axis=axis, norm=norm), results[x._dtype])
 
 
 def _over_axes(name, x, s, axes, norm, kind, results):
@@ -153,13 +153,13 @@ def _over_axes(name, x, s, axes, norm, kind, results):
                              f"not {s}")
     _check_norm(name, norm)
     transform = getattr(np.fft, name)
-    return _result(transform(x._numpy(), s=s, axes=axes, norm=norm), results[x.dtype])
+    return _result(transform(x._numpy(), s=s, axes=axes, norm=norm), results[x._dtype])
 
 
 def _result(values, dtype):
     """NumPy's result as a dlnumba array of ``dtype`` (wrapped as it is when it has it)."""
     result = _from_numpy(values)
-    return result if result.dtype is dtype else result._copy(dtype)
+    return result if result._dtype is dtype else result._copy(dtype)
 
 
 def _frequencies(name, n, d, dtype, device):
@@ -182,8 +182,8 @@ def _frequencies(name, n, d, dtype, device):
 def _shift(name, x, axes, direction):
     if not isinstance(x, ndarray):
         raise TypeError(f"{name} expects a dlnumba.ndarray, not {type(x).__name__}")
-    if x.dtype.kind not in ("real floating", "complex floating"):
-        raise TypeError(f"{name} takes a floating-point array, not {x.dtype}")
+    if x._dtype.kind not in ("real floating", "complex floating"):
+        raise TypeError(f"{name} takes a floating-point array, not {x._dtype}")
     axes = tuple(range(x.ndim)) if axes is None else normalize_axes(axes, x.ndim, name,
                                                                    unique=False)
     return roll(x, tuple(direction * (x.shape[a] // 2) for a in axes), axis=axes)

@@ -22,8 +22,8 @@ from . import _elementwise_functions as _elementwise
 from ._arguments import check_array, check_int, on_host_namespace, normalize_axes
 from ._array_object import ndarray
 from ._data_type_functions import finfo
-from ._dtypes import (DType, complex64, complex128, computation_dtype, float32, float64, int64,
-                      uint64)
+from ._dtypes import (as_dtype, complex64, complex128, computation_dtype, float32, float64,
+                      int64, uint64)
 from ._layout import broadcast_shapes, size_of
 from ._linear_algebra_functions import (
     FLOATING, NUMERIC, REAL, TAGS, check_pair, matmul,
@@ -74,7 +74,7 @@ def _floating(name, x, square=False, complex_result=False):
     check_array(name, x, FLOATING, "floating-point", min_ndim=2)
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"{name} takes square matrices, not shape {x.shape}")
-    compute = computation_dtype(x.dtype)
+    compute = computation_dtype(x._dtype)
     if complex_result:
         compute = _COMPLEX.get(compute, compute)
     return packed(x, compute), compute
@@ -107,7 +107,7 @@ def inv(x, /):
     if out.size:
         kernels.inv(a._address, stack_offsets(a, a.shape[:-2]), out._address, x.shape[-1],
                     TAGS[compute])
-    return rounded(out, x.dtype)
+    return rounded(out, x._dtype)
 
 
 def cholesky(x, /, *, upper=False):
@@ -124,7 +124,7 @@ def cholesky(x, /, *, upper=False):
     if out.size:
         kernels.cholesky(a._address, stack_offsets(a, a.shape[:-2]), out._address, x.shape[-1],
                          bool(upper), TAGS[compute])
-    return rounded(out, x.dtype)
+    return rounded(out, x._dtype)
 
 
 def det(x, /):
@@ -134,7 +134,7 @@ def det(x, /):
     if out.size:
         kernels.det(a._address, stack_offsets(a, a.shape[:-2]), out._address, x.shape[-1],
                     TAGS[compute])
-    return rounded(out, x.dtype)
+    return rounded(out, x._dtype)
 
 
 def slogdet(x, /):
@@ -152,7 +152,7 @@ def slogdet(x, /):
     if sign.size:
         kernels.slogdet(a._address, stack_offsets(a, a.shape[:-2]), sign._address,
                         logabsdet._address, x.shape[-1], TAGS[compute], TAGS[_real(compute)])
-    return SlogdetResult(rounded(sign, x.dtype), rounded(logabsdet, _real(x.dtype)))
+    return SlogdetResult(rounded(sign, x._dtype), rounded(logabsdet, _real(x._dtype)))
 
 
 def _eigh(name, x, vectors):
@@ -163,8 +163,8 @@ def _eigh(name, x, vectors):
     if values.size:
         kernels.eigh(a._address, stack_offsets(a, a.shape[:-2]), values._address,
                      result._address if vectors else 0, n, TAGS[compute], TAGS[_real(compute)])
-    values = rounded(values, _real(x.dtype))
-    return EighResult(values, rounded(result, x.dtype)) if vectors else values
+    values = rounded(values, _real(x._dtype))
+    return EighResult(values, rounded(result, x._dtype)) if vectors else values
 
 
 def eigh(x, /):
@@ -234,7 +234,7 @@ def svd(x, /, *, full_matrices=True):
     if s.size:
         kernels.svd(a._address, stack_offsets(a, batch), u._address, s._address, vh._address,
                     m, n, full, TAGS[compute], TAGS[_real(compute)])
-    return SVDResult(rounded(u, x.dtype), rounded(s, _real(x.dtype)), rounded(vh, x.dtype))
+    return SVDResult(rounded(u, x._dtype), rounded(s, _real(x._dtype)), rounded(vh, x._dtype))
 
 
 def svdvals(x, /):
@@ -246,7 +246,7 @@ def svdvals(x, /):
     if s.size:
         kernels.svd(a._address, stack_offsets(a, batch), 0, s._address, 0, m, n, False,
                     TAGS[compute], TAGS[_real(compute)])
-    return rounded(s, _real(x.dtype))
+    return rounded(s, _real(x._dtype))
 
 
 def qr(x, /, *, mode="reduced"):
@@ -273,7 +273,7 @@ def qr(x, /, *, mode="reduced"):
     if run:
         kernels.qr(a._address, stack_offsets(a, batch), q._address, r._address, m, n,
                    mode == "complete", TAGS[compute])
-    return QRResult(rounded(q, x.dtype), rounded(r, x.dtype))
+    return QRResult(rounded(q, x._dtype), rounded(r, x._dtype))
 
 
 def solve(x1, x2, /):
@@ -316,11 +316,11 @@ def _rtols(name, x, rtol):
     tolerance per matrix of it (default: ``max(M, N)`` times the machine epsilon)."""
     batch = x.shape[:-2]
     if rtol is None:
-        rtol = max(x.shape[-2:]) * finfo(x.dtype).eps
+        rtol = max(x.shape[-2:]) * finfo(x._dtype).eps
     if isinstance(rtol, ndarray):
-        if rtol.dtype.kind != "real floating":
+        if rtol._dtype.kind != "real floating":
             raise TypeError(f"{name}: rtol must have a real floating-point dtype, not "
-                            f"{rtol.dtype}")
+                            f"{rtol._dtype}")
         batch = broadcast_shapes(batch, rtol.shape)
         values = ndarray._empty(batch, float64)
         values._assign(rtol)
@@ -343,7 +343,7 @@ def pinv(x, /, *, rtol=None):
     if out.size:
         kernels.pinv(a._address, stack_offsets(a, batch), rtols, out._address, m, n,
                      TAGS[compute])
-    return rounded(out, x.dtype)
+    return rounded(out, x._dtype)
 
 
 def matrix_rank(x, /, *, rtol=None):
@@ -353,7 +353,7 @@ def matrix_rank(x, /, *, rtol=None):
     Integer and boolean matrices are taken as float64 (as NumPy and array-api-strict do).
     """
     check_array("matrix_rank", x, ("bool",) + NUMERIC, "any", min_ndim=2)
-    if x.dtype.kind not in FLOATING:
+    if x._dtype.kind not in FLOATING:
         x = x._copy(float64)
     a, compute = _floating("matrix_rank", x)
     m, n = x.shape[-2:]
@@ -380,7 +380,7 @@ def matrix_power(x, n, /):
     if out.size:
         kernels.matrix_power(a._address, stack_offsets(a, a.shape[:-2]), out._address,
                              x.shape[-1], power, TAGS[compute])
-    return rounded(out, x.dtype)
+    return rounded(out, x._dtype)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
@@ -403,7 +403,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     if out.size and m and n:
         kernels.matrix_norm(a._address, stack_offsets(a, batch), out._address, m, n,
                             kernels.NORM_CODES[ord], TAGS[compute], TAGS[_real(compute)])
-    out = rounded(out, _real(x.dtype))
+    out = rounded(out, _real(x._dtype))
     return out._view(0, batch + (1, 1), out._strides + (0, 0)) if keepdims else out
 
 
@@ -421,14 +421,14 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     kept = [i for i in range(x.ndim) if i not in axes]
     order = kept + list(axes)
     view = x._view(0, tuple(x.shape[i] for i in order), tuple(x._strides[i] for i in order))
-    compute = computation_dtype(x.dtype)
+    compute = computation_dtype(x._dtype)
     out = ndarray._empty(tuple(x.shape[i] for i in kept), _real(compute))
     if out.size:
         values = packed(view, compute, inner=view.ndim)
         kernels.vector_norm(values._address, out._address, out.size,
                             size_of(view.shape[len(kept):]), float(ord), TAGS[compute],
                             TAGS[_real(compute)])
-    out = rounded(out, _real(x.dtype))
+    out = rounded(out, _real(x._dtype))
     if keepdims:
         shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape))
         out = out._view(0, shape, _expand(out._strides, axes, x.ndim))
@@ -465,11 +465,13 @@ def trace(x, /, *, offset=0, dtype=None):
     """
     check_array("trace", x, NUMERIC, "numeric", min_ndim=2)
     if dtype is None:
-        dtype = {"signed integer": int64, "unsigned integer": uint64}.get(x.dtype.kind, x.dtype)
-    elif not isinstance(dtype, DType) or dtype.kind not in NUMERIC:
-        raise TypeError(f"trace: dtype must be a numeric dlnumba dtype or None, not {dtype!r}")
-    elif x.dtype.kind == "complex floating" and dtype.kind != "complex floating":
-        raise TypeError(f"trace: a {x.dtype} array cannot be summed as {dtype}")
+        dtype = {"signed integer": int64, "unsigned integer": uint64}.get(x._dtype.kind, x._dtype)
+    else:
+        dtype = as_dtype(dtype)
+        if dtype.kind not in NUMERIC:
+            raise TypeError(f"trace: dtype must be a numeric dtype or None, not {dtype}")
+        if x._dtype.kind == "complex floating" and dtype.kind != "complex floating":
+            raise TypeError(f"trace: a {x._dtype} array cannot be summed as {dtype}")
     compute = computation_dtype(dtype)
     values = diagonal(x, offset=offset)._copy(compute)
     out = ndarray._empty(x.shape[:-2], compute)
@@ -508,7 +510,7 @@ def cross(x1, x2, /, *, axis=-1):
 
 def _dense(x, shape, dtype):
     """``x`` broadcast to ``shape`` as a C-contiguous array of ``dtype`` (itself if it is)."""
-    if x.shape == shape and x.dtype is dtype and packed(x, dtype, inner=x.ndim) is x:
+    if x.shape == shape and x._dtype is dtype and packed(x, dtype, inner=x.ndim) is x:
         return x
     result = ndarray._empty(shape, dtype)
     result._assign(x)

@@ -59,18 +59,18 @@ def numba_type_of(array):
     """
     if array.device != CPU:
         raise TypeError(f"an array on {array.device} cannot be an argument of CPU-compiled code")
-    if array.dtype in (float16, bfloat16):
-        raise TypeError(f"{array.dtype} arrays cannot be arguments of @njit functions: Numba's CPU "
+    if array._dtype in (float16, bfloat16):
+        raise TypeError(f"{array._dtype} arrays cannot be arguments of @njit functions: Numba's CPU "
                         "target has no 16-bit float type; astype(x, float32) first")
     shape, strides = array.shape, array._strides
     layout = ("C" if _dense(shape, strides) else
               "F" if _dense(shape[::-1], strides[::-1]) else "A")
-    key = (array.dtype, len(shape), layout, array._readonly)
+    key = (array._dtype, len(shape), layout, array._readonly)
     numba_type = _NUMBA_DTYPES.get(key)
     if numba_type is None:
         from numba.np.numpy_support import from_dtype
         numba_type = _NUMBA_DTYPES[key] = NdarrayType(
-            from_dtype(array.dtype.storage), len(shape), layout, readonly=array._readonly)
+            from_dtype(array._dtype.storage), len(shape), layout, readonly=array._readonly)
     return numba_type
 
 
@@ -96,7 +96,7 @@ def describe(array):
         from .cuda import register_jit_arguments
         register_jit_arguments()
     numba_type = numba_type_of(array)
-    itemsize = array.dtype.itemsize
+    itemsize = array._dtype.itemsize
     ndim = len(array.shape)
     array._numba_descriptor_ = struct.pack(
         f"<3q{2 * ndim}q", array.size, itemsize, array._address, *array.shape,

@@ -104,7 +104,7 @@ def compile_shard(path, shard, shards):
 
     import numpy as np
 
-    import dlnumba as xp
+    from dlnumba import _dtypes
     from dlnumba.cuda import _creation, _kernels, _searching
     from dlnumba.kernels import _TAGS, _UNITS
 
@@ -144,31 +144,31 @@ def compile_shard(path, shard, shards):
             signature = (nbtypes.Array(value, 1, "C"), i64, value, value, i64, flag)
         elif kind == "arg_reduce":
             name, source = key
-            kernel = _kernels._arg_reduce_kernel(name, getattr(xp, source))
-            signature = (vector(_TAGS[getattr(xp, source)]), i64, int64s, layout, i64, i64, i64,
+            kernel = _kernels._arg_reduce_kernel(name, getattr(_dtypes, source))
+            signature = (vector(_TAGS[getattr(_dtypes, source)]), i64, int64s, layout, i64, i64, i64,
                          i64)
         elif kind == "scan":
             name, source, target = key
-            source, target = getattr(xp, source), getattr(xp, target)
+            source, target = getattr(_dtypes, source), getattr(_dtypes, target)
             kernel = _kernels._scan_kernel(name, source, target)
             signature = (vector(_TAGS[source]), i64, vector(_TAGS[target]), i64, layout, i64,
                          i64, i64, i64, i64)
         elif kind == "transfer":
-            source, target = getattr(xp, key[0]), getattr(xp, key[1])
+            source, target = getattr(_dtypes, key[0]), getattr(_dtypes, key[1])
             source_tag, target_tag = _kernels._tags(source, target)
             kernel = _kernels._transfer_kernel(source, target)
             signature = (vector(source_tag), i64, vector(target_tag), i64, layout, i64, i64)
         elif kind == "elementwise":
             name, implementation, dtypes, compute = key
-            dtypes = tuple(getattr(xp, dtype) for dtype in dtypes)
+            dtypes = tuple(getattr(_dtypes, dtype) for dtype in dtypes)
             kernel = _kernels._elementwise_kernel(name, implementation, dtypes,
-                                                  getattr(xp, compute))
+                                                  getattr(_dtypes, compute))
             operands = [vector(_TAGS[dtype]) for dtype in dtypes]
             signature = (*itertools.chain(*((operand, i64) for operand in operands)),
                          layout, i64, i64)
         else:
             name, source, accumulator = key
-            source, accumulator = getattr(xp, source), getattr(xp, accumulator)
+            source, accumulator = getattr(_dtypes, source), getattr(_dtypes, accumulator)
             kernel = _kernels._reduce_kernel(name, source, accumulator)
             signature = (vector(_TAGS[source]), i64,
                          nbtypes.Array(from_dtype(accumulator.storage), 1, "C"),
@@ -191,6 +191,7 @@ def user_kernel():
 
     import dlnumba as xp
     import dlnumba.cuda  # noqa: F401 (loaded by the first array on a device, as here below)
+    from dlnumba import _dtypes
     from dlnumba._array_object import ndarray
 
     def fill_first_column(y, value):
@@ -202,8 +203,8 @@ def user_kernel():
     # were on cuda:0, which is all typing reads (the kernels are never launched).
     memory = bytearray(48)
     address = ctypes.addressof(ctypes.c_char.from_buffer(memory))
-    on_device = ndarray._new(address, (3, 4), (4, 1), xp.float32, xp.Device("cuda", 0), memory,
-                             False)
+    on_device = ndarray._new(address, (3, 4), (4, 1), _dtypes.float32, xp.Device("cuda", 0),
+                             memory, False)
     for array, expected in ((on_device, "array(float32, 2d, C)"),
                             (on_device.mT, "array(float32, 2d, A)"),
                             (on_device[::-1, ::2], "array(float32, 2d, A)")):

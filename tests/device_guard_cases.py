@@ -16,6 +16,7 @@ import sys
 import numpy as np
 
 import dlnumba as xp
+from dlnumba._dtypes import as_dtype
 from dlnumba import fft, linalg
 from dlnumba._array_object import ndarray
 from dlnumba._elementwise_functions import _FUNCTIONS
@@ -32,7 +33,7 @@ _POISON = _libc.mmap(None, _POISON_BYTES, 0, mmap.MAP_PRIVATE | mmap.MAP_ANONYMO
 
 def c(shape=(2, 3), dtype=xp.float64):
     """An array on cuda:0 whose memory no host access may touch."""
-    return ndarray._new(_POISON + 4096, shape, c_strides(shape), dtype, CUDA, None, False)
+    return ndarray._new(_POISON + 4096, shape, c_strides(shape), as_dtype(dtype), CUDA, None, False)
 
 
 def h(shape=(2, 3), dtype=xp.float64):
@@ -212,6 +213,7 @@ case("__index__", "ndarray.__index__", "refused", lambda: [0, 1][c((), xp.int64)
 case("__getitem__", "ndarray.__getitem__", "on device", lambda: c()[0, 1:])
 case("__getitem__ NumPy index", "ndarray.__getitem__", "refused", lambda: c()[np.array([0, 1])])
 case("__reduce__", "ndarray.__reduce__", "refused", lambda: c().__reduce__())
+case("pad", "pad", "refused", lambda: xp.pad(c(), 1))
 for _name in xp._nan_functions.__all__:
     case(_name, _name, "refused", lambda f=getattr(xp, _name): f(c()))
 case("__getitem__ array", "ndarray.__getitem__", "refused",

@@ -12,6 +12,7 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
+from dlnumba._dtypes import as_dtype
 from dlnumba.kernels import copy_array
 
 torch = pytest.importorskip("torch")
@@ -248,7 +249,7 @@ def test_copy_cast_matches_numpy_astype(a, dtype):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         expected = a.astype(dtype)
-        c = x._copy(XP_DTYPE[dtype])
+        c = x._copy(as_dtype(XP_DTYPE[dtype]))
     assert c.dtype is XP_DTYPE[dtype] and c.shape == a.shape
     assert c._address % 64 == 0
     assert_cast_equal(np.from_dlpack(c), expected, a)
@@ -284,7 +285,7 @@ def _same_bf16(actual, expected):
 def test_copy_cast_to_bfloat16_like_torch(a):
     """Casts to bfloat16 round as torch's .to(torch.bfloat16) (NaN to a quiet NaN)."""
     x = xp.asarray(a)
-    c = x._copy(xp.bfloat16)
+    c = x._copy(as_dtype(xp.bfloat16))
     assert c.dtype is xp.bfloat16 and c.shape == a.shape
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -302,7 +303,7 @@ def test_copy_cast_to_bfloat16_keeps_the_sign_of_nan():
         sources = (nans, nans.astype(np.float64))
         expected = [s.astype(ml_dtypes.bfloat16).view(np.uint16).tolist() for s in sources]
     for source, bits in zip(sources, expected):
-        got = xp.asarray(source)._copy(xp.bfloat16)._numpy()
+        got = xp.asarray(source)._copy(as_dtype(xp.bfloat16))._numpy()
         assert got.tolist() == bits == [0x7FC0, 0xFFC0] * 3
 
 
@@ -316,7 +317,7 @@ def test_copy_cast_from_bfloat16(bits, dtype):
     widened = (bits.astype(np.uint32) << 16).view(np.float32)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        c = b._copy(XP_DTYPE[dtype])
+        c = b._copy(as_dtype(XP_DTYPE[dtype]))
         expected = widened.astype(dtype)
     out = np.from_dlpack(c)
     assert_cast_equal(out, expected, widened)
@@ -364,7 +365,7 @@ def test_copy_cast_all_pairs(src_name, dst_name):
     dst = getattr(xp, dst_name)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        c = x._copy(dst)
+        c = x._copy(as_dtype(dst))
         if dst_name == "bfloat16" and src_name in TORCH_DTYPE:
             expected = _bf16_bits(torch.from_numpy(a.copy()).to(torch.bfloat16))
         elif dst_name == "bfloat16":  # torch lacks these casts: go through float32
@@ -384,7 +385,7 @@ def test_copy_bfloat16_to_bfloat16_keeps_bits():
     b = xp.zeros(bits.shape, dtype=xp.bfloat16)
     b._numpy()[...] = bits
     assert b[::-1]._copy()._numpy().tobytes() == bits[::-1].tobytes()
-    assert b._copy(xp.bfloat16)._numpy().tobytes() == bits.tobytes()
+    assert b._copy(as_dtype(xp.bfloat16))._numpy().tobytes() == bits.tobytes()
 
 
 def test_copy_of_broadcast_and_read_only():
@@ -395,5 +396,5 @@ def test_copy_of_broadcast_and_read_only():
     assert c._strides == (3, 1) and c._readonly is False
     c[0, 0] = 9.0
     assert np.array_equal(np.from_dlpack(c)[1:], a[1:]) and a[0, 0] == 0.0
-    d = x._copy(xp.int8)
+    d = x._copy(as_dtype(xp.int8))
     assert np.from_dlpack(d).tolist() == [[0, 1, 2]] * 4

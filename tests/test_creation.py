@@ -13,6 +13,7 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
+from dlnumba._dtypes import as_dtype
 
 torch = pytest.importorskip("torch")
 
@@ -56,7 +57,7 @@ def assert_same_bf16(actual_bits, expected_bits):
 def value_for(dtype):
     """A Python scalar that fits ``dtype``'s kind."""
     return {"bool": True, "signed integer": -3, "unsigned integer": 3,
-            "real floating": 2.5, "complex floating": 1 - 2j}[dtype.kind]
+            "real floating": 2.5, "complex floating": 1 - 2j}[as_dtype(dtype).kind]
 
 
 # ---- asarray from Python data ----
@@ -72,7 +73,7 @@ def test_asarray_python_default_dtypes(obj, dtype):
     """Python scalars and nested sequences get the array API default dtypes."""
     x = xp.asarray(obj)
     assert x.dtype is dtype
-    assert_same(np.from_dlpack(x), np.asarray(obj, dtype=dtype.storage))
+    assert_same(np.from_dlpack(x), np.asarray(obj, dtype=as_dtype(dtype).storage))
     assert x._address % 64 == 0
 
 
@@ -131,7 +132,7 @@ def test_asarray_python_with_dtype(dtype):
     values = [[0, 1, 1], [1, 0, 1]]
     x = xp.asarray(values, dtype=dtype)
     assert x.dtype is dtype
-    assert_same(np.from_dlpack(x), np.asarray(values, dtype=dtype.storage))
+    assert_same(np.from_dlpack(x), np.asarray(values, dtype=as_dtype(dtype).storage))
     assert float(xp.asarray(2, dtype=xp.float16)) == 2.0
 
 
@@ -179,8 +180,10 @@ def test_asarray_copy_false_python_data(obj):
 
 @pytest.mark.strict
 def test_asarray_bad_dtype_argument():
-    """dtype must be a dlnumba dtype: strings, NumPy dtypes and Python types are TypeErrors."""
-    for dtype in ("float32", np.float32, np.dtype("float32"), float, torch.float32):
+    """In strict mode dtype must be one of the namespace's (NumPy dtype objects): strings,
+    scalar types, Python types and other libraries' dtypes are TypeErrors."""
+    assert xp.asarray([1.0], dtype=np.dtype("float32")).dtype is xp.float32
+    for dtype in ("float32", np.float32, np.dtype(">f4"), float, torch.float32):
         with pytest.raises(TypeError):
             xp.asarray([1.0], dtype=dtype)
 
@@ -370,7 +373,7 @@ def test_creation_matches_numpy(name, shape, dtype):
         storage = np.float32
     else:
         values = np.from_dlpack(x)
-        storage = dtype.storage
+        storage = dtype
         assert values.flags.c_contiguous
     if name == "zeros":
         assert_same(x._numpy(), np.zeros(expected_shape, x._numpy().dtype))
@@ -422,11 +425,11 @@ def test_full_kind_rules(dtype, fill):
     """full follows the scalar kind rules: a fill of the wrong kind raises TypeError."""
     ok = {bool: ("bool",), int: ("signed integer", "real floating", "complex floating"),
           float: ("real floating", "complex floating"), complex: ("complex floating",)}
-    if dtype.kind in ok[type(fill)]:
+    if as_dtype(dtype).kind in ok[type(fill)]:
         x = xp.full((2,), fill, dtype=dtype)
         values = x._values() if dtype is xp.bfloat16 else np.from_dlpack(x)
         assert values.tolist() == [fill, fill]
-    elif type(fill) is int and dtype.kind == "unsigned integer":
+    elif type(fill) is int and as_dtype(dtype).kind == "unsigned integer":
         with pytest.raises(OverflowError):
             xp.full((2,), fill, dtype=dtype)
     else:
@@ -623,7 +626,7 @@ def test_host_allocations_aligned(dtype, shape):
     arrays.append(xp.asarray(arrays[1], copy=True))
     arrays.append(xp.empty_like(arrays[1]))
     if dtype is not xp.bfloat16:
-        arrays.append(xp.asarray(np.zeros(shape, dtype.storage).tolist(), dtype=dtype))
+        arrays.append(xp.asarray(np.zeros(shape, as_dtype(dtype).storage).tolist(), dtype=dtype))
     for x in arrays:
         assert x._address % 64 == 0
 
@@ -640,7 +643,7 @@ def test_eye_matches_numpy(n_rows, n_cols, k, dtype):
     if dtype is xp.bfloat16:
         assert_same(x._numpy(), torch_bf16_bits(expected.tolist()).reshape(expected.shape))
     else:
-        assert_same(x._numpy(), expected.astype(dtype.storage))
+        assert_same(x._numpy(), expected.astype(as_dtype(dtype).storage))
 
 
 @pytest.mark.strict
@@ -678,7 +681,7 @@ def test_linspace_dtypes(dtype, start, stop, num, endpoint):
     x = xp.linspace(start, stop, num, dtype=dtype, endpoint=endpoint)
     assert x.dtype is dtype
     assert_same(x._numpy(), np.linspace(start, stop, num, endpoint=endpoint,
-                                        dtype=dtype.storage))
+                                        dtype=dtype))
 
 
 def test_linspace_bfloat16_and_special_cases():
@@ -712,13 +715,13 @@ def test_linspace_errors():
        st.sampled_from(ALL_XP_DTYPES), st.booleans())
 def test_meshgrid_matches_numpy(lengths, indexing, dtype, reverse):
     rng = np.random.default_rng(len(lengths))
-    storage = np.uint16 if dtype is xp.bfloat16 else dtype.storage
+    storage = np.uint16 if dtype is xp.bfloat16 else as_dtype(dtype).storage
     vectors = [np.frombuffer(rng.bytes(n * np.dtype(storage).itemsize), storage).copy()
                if dtype is not xp.bool else rng.integers(0, 2, n).astype(bool)
                for n in lengths]
     arrays = [xp.asarray(v) for v in vectors]
     if dtype is xp.bfloat16:
-        arrays = [xp.ndarray._new(a._address, a.shape, a._strides, xp.bfloat16, a.device,
+        arrays = [xp.ndarray._new(a._address, a.shape, a._strides, as_dtype(xp.bfloat16), a.device,
                                   a._owner, a._readonly) for a in arrays]
     if reverse:
         arrays, vectors = [a[::-1] for a in arrays], [v[::-1] for v in vectors]
@@ -766,8 +769,8 @@ def test_tril_triu_match_numpy(data):
 
 def test_tril_triu_bfloat16_and_errors():
     bits = np.arange(1, 7, dtype=np.uint16).reshape(2, 3)
-    x = xp.ndarray._new(xp.asarray(bits)._address, (2, 3), (3, 1), xp.bfloat16, xp.Device("cpu"),
-                        bits, False)
+    x = xp.ndarray._new(xp.asarray(bits)._address, (2, 3), (3, 1), as_dtype(xp.bfloat16),
+                        xp.Device("cpu"), bits, False)
     assert xp.tril(x)._numpy().tolist() == [[1, 0, 0], [4, 5, 0]]
     assert xp.triu(x, k=1)._numpy().tolist() == [[0, 2, 3], [0, 0, 6]]
     for name in ("tril", "triu"):

@@ -9,9 +9,10 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+
 import dlnumba as xp
 from dlnumba import fft, linalg
-from dlnumba._dtypes import DType
 
 import device_guard_cases
 
@@ -23,7 +24,7 @@ _INTERNAL_METHODS = {"__getattr__", "__init__", "__module__", "__doc__", "__slot
 
 def _public_names():
     names = {n for n in xp.__all__
-             if n not in _NOT_FUNCTIONS and not isinstance(getattr(xp, n), (type, DType))}
+             if n not in _NOT_FUNCTIONS and not isinstance(getattr(xp, n), (type, np.dtype))}
     names |= {f"linalg.{n}" for n in linalg.__all__ if not isinstance(getattr(linalg, n), type)}
     names |= {f"fft.{n}" for n in fft.__all__}
     names |= {f"ndarray.{n}" for n, value in vars(xp.ndarray).items()

@@ -9,6 +9,9 @@ from hypothesis import given, strategies as st
 
 import dlnumba as xp
 from dlnumba._devices import as_device
+from dlnumba._dtypes import as_dtype
+
+ml_dtypes = pytest.importorskip("ml_dtypes")
 
 # name: (kind, itemsize, DLPack code)
 DTYPES = {
@@ -28,26 +31,30 @@ STANDARD = [n for n in DTYPES if n not in ("float16", "bfloat16")]
 
 @pytest.mark.parametrize("name", DTYPES)
 def test_dtype_attributes(name):
-    """Each dtype is a module attribute with its name, kind, itemsize and DLPack code."""
+    """Each dtype is a module attribute: NumPy's dtype of that name (ml_dtypes' bfloat16), whose
+    row in dlnumba's table has its kind, itemsize and DLPack code."""
     dtype = getattr(xp, name)
     kind, itemsize, code = DTYPES[name]
-    assert dtype.name == name and dtype.kind == kind and dtype.itemsize == itemsize
-    assert dtype.dlpack == (code, 8 * itemsize, 1)
+    expected = np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
+    assert dtype is expected and dtype.name == name and dtype.itemsize == itemsize
     assert name in xp.__all__
-    assert repr(dtype) == f"dlnumba.{name}"
     assert str(dtype) == name
-    assert dtype.storage.itemsize == itemsize
+    row = as_dtype(dtype)
+    assert row.name == name and row.kind == kind and row.itemsize == itemsize
+    assert row.dlpack == (code, 8 * itemsize, 1)
+    assert row.numpy is dtype and row.storage.itemsize == itemsize
 
 
 @pytest.mark.parametrize("name", DTYPES)
 def test_dtype_storage(name):
-    """storage is the NumPy dtype with the same bytes (uint16 for bfloat16)."""
+    """A row's storage is the NumPy dtype whose bytes the kernels use (uint16 for bfloat16)."""
     expected = np.dtype("uint16" if name == "bfloat16" else name)
-    assert getattr(xp, name).storage == expected
+    assert as_dtype(getattr(xp, name)).storage == expected
 
 
 def test_dtype_equality_and_hash():
-    """Dtypes compare equal only to themselves and hash consistently."""
+    """Dtypes compare equal only to themselves (and NumPy's spellings of themselves) and hash
+    consistently."""
     dtypes = [getattr(xp, n) for n in DTYPES]
     assert len(set(dtypes)) == len(dtypes)
     for a in dtypes:
@@ -55,16 +62,17 @@ def test_dtype_equality_and_hash():
         for b in dtypes:
             if a is not b:
                 assert a != b
-    assert xp.float32 != np.float32 and xp.float32 != "float32"
+    assert xp.float32 == np.float32 and xp.float32 == "float32"  # NumPy's dtype equality
     assert xp.bfloat16 != xp.uint16 and xp.bfloat16 != xp.float16
 
 
 @pytest.mark.parametrize("name", DTYPES)
-def test_dtype_pickle_and_copy_keep_identity(name):
-    """pickle, copy and deepcopy return the same dtype object."""
+def test_dtype_pickle_and_copy_keep_the_dtype(name):
+    """pickle, copy and deepcopy give an equal dtype (NumPy's dtypes), which arrays take."""
     dtype = getattr(xp, name)
-    assert pickle.loads(pickle.dumps(dtype)) is dtype
-    assert copy.copy(dtype) is dtype and copy.deepcopy(dtype) is dtype
+    for same in (pickle.loads(pickle.dumps(dtype)), copy.copy(dtype), copy.deepcopy(dtype)):
+        assert same == dtype and hash(same) == hash(dtype)
+        assert xp.zeros(2, dtype=same).dtype is dtype
 
 
 @pytest.mark.parametrize("name", DTYPES)

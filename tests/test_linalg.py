@@ -320,6 +320,7 @@ def test_diagonal_and_trace(seed, dtype, batch, m, n, offset, layout):
     close(result, np.asarray(expected), dtype, scale=4)
 
 
+@pytest.mark.strict
 def test_trace_dtype():
     a = np.arange(9, dtype=np.int8).reshape(3, 3) * 40
     result = la.trace(xp.asarray(a), dtype=xp.int8)

@@ -15,6 +15,7 @@ from hypothesis import event, given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
+from dlnumba._dtypes import as_dtype
 
 NP_NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
             "float16", "float32", "float64", "complex64", "complex128"]
@@ -37,7 +38,7 @@ def wrap(a, name):
     if a.size:
         assert x._address == address(a)
     if name == "bfloat16":
-        x = xp.ndarray._new(x._address, x.shape, x._strides, xp.bfloat16, x.device, x._owner,
+        x = xp.ndarray._new(x._address, x.shape, x._strides, as_dtype(xp.bfloat16), x.device, x._owner,
                             x._readonly)
     return x
 

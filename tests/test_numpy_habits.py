@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import dlnumba as xp
+from dlnumba._dtypes import as_dtype
 from dlnumba._elementwise_functions import _CATEGORIES, _FUNCTIONS, _UFUNC_NAMES
 
 NUMPY_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -101,7 +102,7 @@ NUMPY_ONLY = ({("reciprocal", d) for d in NUMPY_DTYPES[:9]}
 
 UFUNC_CASES = [(name, dtype) for name in sorted(_FUNCTIONS)
                if _UFUNC_NAMES.get(name, name) is not None for dtype in NUMPY_DTYPES
-               if getattr(xp, dtype).kind not in _CATEGORIES[_FUNCTIONS[name][1]]]
+               if as_dtype(getattr(xp, dtype)).kind not in _CATEGORIES[_FUNCTIONS[name][1]]]
 # What NumPy users call where the ufunc is not the function they know.
 NUMPY_FUNCTIONS = {"round": np.round}
 

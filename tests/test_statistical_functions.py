@@ -178,7 +178,7 @@ def test_dtype_argument_errors():
         xp.sum(x, dtype=xp.float32)
     with pytest.raises(TypeError, match="numeric"):
         xp.prod(xp.ones(3), dtype=xp.bool)
-    with pytest.raises(TypeError, match="dlnumba dtype"):
+    with pytest.raises(TypeError, match="namespace's dtypes"):
         xp.sum(xp.ones(3), dtype="float32")
 
 

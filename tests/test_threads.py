@@ -10,6 +10,7 @@ import gc
 import queue
 import threading
 import time
+import traceback
 import weakref
 
 import numpy as np
@@ -80,7 +81,7 @@ def test_threads_exchange_concurrently():
         thread.start()
     for thread in threads:
         thread.join()
-    assert not errors, errors[0]
+    assert not errors, "".join(traceback.format_exception(errors[0]))
     assert all(counts), counts
     collect()
     assert all(ref() is None for refs in exported for ref in refs)

@@ -405,8 +405,8 @@ def sort_axis(x, axis, out, descending, indices):
     plan = make_plan(drop(x.shape), drop(x._strides), drop(out._strides))
     if plan is None or n == 0:
         return
-    sizes = x.dtype.itemsize, out.dtype.itemsize
-    unit, codec, components = key_layout(x.dtype)
+    sizes = x._dtype.itemsize, out._dtype.itemsize
+    unit, codec, components = key_layout(x._dtype)
     by_order = indices or components > 1
 
     def arguments(offsets, part):
