@@ -7,7 +7,7 @@ import numpy as np
 from ._array_object import _SCALAR_KINDS, check_scalar_kind, ndarray
 from ._dtypes import (
     _PYTHON_TYPES, KINDS, DType, as_dtype, bfloat16, common_dtype, complex64, complex128, float32,
-    float64, promote,
+    float64, numpy_twin, promote,
 )
 from ._mode import is_strict
 
@@ -43,14 +43,20 @@ def astype(x, dtype, /, *, copy=True, device=None):
 
 
 def can_cast(from_, to, /):
-    """Whether ``from_`` (a dtype or an array) promotes to ``to`` by the promotion table."""
+    """Whether ``from_`` (a dtype or an array) promotes to ``to`` by the promotion table.
+
+    Between kinds the table does not mix, strict mode says False; otherwise NumPy's safe
+    casting decides (bool to any number, int32 to float64 but not to float32).
+    """
     if isinstance(from_, ndarray):
         from_ = from_._dtype
     from_, to = as_dtype(from_), as_dtype(to)
     try:
         return promote(from_, to) is to
     except TypeError:
-        return False
+        if is_strict():
+            return False
+    return bool(np.can_cast(numpy_twin(from_), numpy_twin(to), casting="safe"))
 
 
 class finfo_object(NamedTuple):

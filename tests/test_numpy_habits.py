@@ -64,6 +64,19 @@ def test_result_type_is_numpys(a, b):
     assert xp.result_type(getattr(xp, a), getattr(xp, b)).name == np.result_type(a, b).name
 
 
+@pytest.mark.parametrize("b", NUMPY_DTYPES)
+@pytest.mark.parametrize("a", NUMPY_DTYPES)
+def test_can_cast_is_numpys_safe_casting(a, b):
+    """can_cast follows the promotion table within kinds and NumPy's safe casting across them
+    (strict mode: False across kinds, as the table has no entry)."""
+    assert xp.can_cast(getattr(xp, a), getattr(xp, b)) == np.can_cast(a, b, casting="safe")
+    with xp.strict():
+        mixed = xp.isdtype(getattr(xp, a), "bool") != xp.isdtype(getattr(xp, b), "bool") or \
+            xp.isdtype(getattr(xp, a), "integral") != xp.isdtype(getattr(xp, b), "integral")
+        if mixed:
+            assert xp.can_cast(getattr(xp, a), getattr(xp, b)) is False
+
+
 @pytest.mark.parametrize("scalar", [True, 3, 2.5, 1j])
 @pytest.mark.parametrize("dtype", NUMPY_DTYPES)
 def test_python_scalars_promote_as_in_numpy(dtype, scalar):
