@@ -109,11 +109,11 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     target = None if device is None else as_device(device)
     if isinstance(obj, ndarray):
         array, fresh = obj, False
-    elif isinstance(obj, np.ndarray) and obj.dtype.name == "bfloat16":
-        array, fresh = _from_numpy(obj), False  # ml_dtypes: NumPy's DLPack refuses it
     elif isinstance(obj, np.ndarray) and obj.dtype.kind not in "biufc":
-        raise TypeError(f"asarray cannot convert a NumPy array of dtype {obj.dtype}; dlnumba "
-                        "holds bool and numbers only")
+        if obj.dtype != bfloat16.numpy:
+            raise TypeError(f"asarray cannot convert a NumPy array of dtype {obj.dtype}; "
+                            "dlnumba holds bool and numbers only")
+        array, fresh = _from_numpy(obj), False  # ml_dtypes' bfloat16: NumPy's DLPack refuses it
     elif hasattr(obj, "__dlpack__"):
         array = from_dlpack(obj, copy=False if copy is False else None)
         fresh = False
