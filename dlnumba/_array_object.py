@@ -179,8 +179,8 @@ class ndarray:
 
     def __array__(self, dtype=None, copy=None):
         """What NumPy asks for when ``__array_interface__`` is absent: a bfloat16 array as an
-        ``ml_dtypes.bfloat16`` view (a copy if ``copy``); refused off the CPU and where
-        ml_dtypes is not installed, so that ``np.asarray`` does not make an object array."""
+        ``ml_dtypes.bfloat16`` view (a copy if ``copy``); refused off the CPU, so that
+        ``np.asarray`` does not make an object array."""
         if self._device != CPU:
             raise ValueError(f"an array on {self._device} cannot become a NumPy array; move it "
                              "first with to_device('cpu')")

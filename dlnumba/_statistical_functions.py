@@ -60,7 +60,7 @@ def _averaged_dtype(name, x):
     check_array(name, x)
     if x._dtype.kind in ("real floating", "complex floating"):
         return x._dtype
-    if is_strict() or x._dtype.kind not in _ALL:
+    if is_strict():
         raise TypeError(f"{name} takes arrays of floating-point dtypes, not {x._dtype}")
     return float64
 
