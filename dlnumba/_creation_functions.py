@@ -10,14 +10,13 @@ from ._arguments import check_int
 from ._array_object import _cuda, _from_numpy, check_scalar_kind, ndarray
 from ._capi import CapsuleType
 from ._devices import CPU, as_device
-from ._dtypes import as_dtype, bfloat16, bool as bool_, complex128, float64, \
+from ._dtypes import _PYTHON_TYPES, as_dtype, bfloat16, complex128, float64, \
     from_numpy_dtype, int64
 from ._layout import MAX_NDIM, size_of
 from ._mode import is_strict
 from .kernels import _TAGS, _UNITS
 from .kernels import creation as _kernels
 
-_DEFAULT_DTYPE = {bool: bool_, int: int64, float: float64, complex: complex128}
 _HELD_DEVICES = (CPU,)
 
 
@@ -145,7 +144,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
 
 
 def _is_python_data(obj):
-    return type(obj) in _DEFAULT_DTYPE or isinstance(obj, (list, tuple))
+    return type(obj) in _PYTHON_TYPES or isinstance(obj, (list, tuple))
 
 
 def _from_python(obj, dtype):
@@ -213,9 +212,9 @@ def full(shape, fill_value, *, dtype=None, device=None):
     default = None
     if isinstance(fill_value, np.generic) and not is_strict():
         default, fill_value = from_numpy_dtype(fill_value.dtype), fill_value.item()
-    if type(fill_value) not in _DEFAULT_DTYPE:
+    if type(fill_value) not in _PYTHON_TYPES:
         raise TypeError(f"fill_value must be a bool, int, float or complex, not {fill_value!r}")
-    dtype, device = _creation_args(dtype, device, default or _DEFAULT_DTYPE[type(fill_value)])
+    dtype, device = _creation_args(dtype, device, default or _PYTHON_TYPES[type(fill_value)])
     check_scalar_kind(fill_value, dtype, stored=True)
     array = ndarray._empty(_as_shape(shape), dtype, device)
     array._fill(fill_value)

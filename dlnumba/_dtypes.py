@@ -100,7 +100,7 @@ def from_numpy_dtype(np_dtype):
                         f"supported: {', '.join(d.name for d in DTYPES)}") from None
 
 
-# The dtype each Python type stands for as a ``dtype=`` (the default dtypes).
+# The dtype each Python scalar type stands for: as a ``dtype=``, as a scalar's default dtype.
 _PYTHON_TYPES = {_builtin_bool: bool, int: int64, float: float64, complex: complex128}
 
 
