@@ -176,3 +176,18 @@ def test_kernels_release_the_gil():
     thread.join()
     kernel_time = alone * repeats
     assert max(gaps) < kernel_time / 3, (max(gaps), kernel_time)
+
+
+def test_a_small_job_first_called_by_two_threads_at_once():
+    """Two threads may both make a small elementwise job's first call: the one that comes
+    second already passes the run's address as the job's head (it raised AttributeError)."""
+    from dlnumba.kernels import elementwise_job
+    from dlnumba.kernels.elementwise import strided_run
+
+    x = np.arange(6.0)
+    dtype = xp.asarray(x)._dtype
+    job = elementwise_job("sqrt", "float", (((1,), dtype), ((1,), dtype)), (6,), dtype)
+    job.head = strided_run(job.signature.dtype)  # the first thread's replacement, made first
+    out = np.empty(6)
+    job.call(x.ctypes.data, out.ctypes.data)
+    np.testing.assert_array_equal(out, np.sqrt(x))

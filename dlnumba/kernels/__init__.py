@@ -143,8 +143,8 @@ def run_in_parallel(kernel, calls):
 class _ElementwiseJob:
     """Everything about an elementwise call that depends only on its layouts and dtypes."""
 
-    __slots__ = ("plan", "kernel", "head", "layout", "sizes", "starts", "lows", "highs",
-                 "parallel", "entry")
+    __slots__ = ("plan", "kernel", "signature", "head", "layout", "sizes", "starts", "lows",
+                 "highs", "parallel", "entry")
 
     def __init__(self, name, kind, layouts, shape, compute_dtype):
         self.plan = plan = make_plan(shape, *(strides for strides, _ in layouts))
@@ -153,6 +153,7 @@ class _ElementwiseJob:
         signature = signature_tag(name, kind, [_TAGS[dtype] for _, dtype in layouts]
                                   + [_TAGS[compute_dtype]])
         self.sizes = sizes = [dtype.itemsize for _, dtype in layouts]
+        self.signature = signature
         self.head = signature  # for the walk, replaced by its run's address on the first call
         if plan.size < _VECTORIZED_SIZE:
             self.kernel, self.layout = walk, byte_layout(plan, sizes)
@@ -180,7 +181,9 @@ class _ElementwiseJob:
 
     def _first_call(self, head, *arguments):
         if self.kernel is walk:
-            self.head = head = strided_run(head.dtype)
+            # From the signature, not ``head``: a thread that arrives while another makes the
+            # first call may already pass the run's address.
+            self.head = head = strided_run(self.signature.dtype)
         self.kernel(head, *arguments)
         # From now on the compiled function itself: a job's argument types never change, and
         # Numba's dispatch (typing each argument) was a third of a small call.
