@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-thorough conformance bench clean
+.PHONY: demo test lint test-thorough conformance bench clean
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ demo: $(VENV)/.demo
 
 test: $(VENV)/.test
 	$(PY) -m pytest -q -n auto
+
+# ruff, with the rules and per-file ignores in pyproject.toml
+lint: $(VENV)/.test
+	$(PY) -m ruff check --no-cache dlnumba tests asv_benchmarks examples tools
 
 # The long fuzzers (DLPack capsules, view bounds) under faulthandler, one fresh hypothesis seed
 # after another (each printed, to reproduce with --hypothesis-seed), for FUZZ_SECONDS in all.

@@ -63,7 +63,7 @@ def rows(results, benchmarks):
             label = " ".join(f"{n}={v}" for n, v in zip(names, case))
 
             def value(library):
-                return measured[case[:where] + (library,) + case[where:]]
+                return measured[case[:where] + (library,) + case[where:]]  # noqa: B023 (used here)
 
             ours = value("dlnumba")
             for peer in params[where]:

@@ -1,10 +1,19 @@
 """Checks of the arguments that functions of every category share: arrays, integers, axes."""
 
+from __future__ import annotations
+
 import functools
 import operator
+from typing import TYPE_CHECKING
 
 from ._array_object import ndarray
 from ._devices import CPU, as_device
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class AxisError(ValueError, IndexError):
@@ -69,7 +78,7 @@ def normalize_axes(axes, ndim, name, unique=True):
     return result
 
 
-def on_host(function):
+def on_host(function: _F) -> _F:
     """``function``, which has host kernels only, working on every device: arrays on a CUDA
     device (arguments, or items of list and tuple arguments) are copied to the CPU, and the
     arrays it returns are copied back to that device; so is the result of a ``device``

@@ -1,19 +1,33 @@
 """The ndarray: a view of raw memory (address, shape, strides, dtype, device, owner, read-only)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import _dlpack
-from ._devices import CPU, as_device, check_available
-from ._dtypes import _dtype_by_name, bfloat16, float32, from_numpy_dtype
+from ._backend import backend_of, move
+from ._devices import CPU, as_device
+from ._dtypes import (FLOATING, INTEGER, NUMERIC, dtype_by_name, bfloat16, float32,
+                      from_numpy_dtype)
 from ._mode import is_strict
 from ._layout import broadcast_strides, c_strides, size_of, view_of
-from ._memory import allocate_host, numpy_view
-from .kernels import copy_array
+from ._memory import numpy_view
+from .shared.scalar import FUNCTIONS
+
+if TYPE_CHECKING:
+    import types
+    from collections.abc import Iterator
+    from typing import Any
+
+    from ._devices import Device, DLDeviceType
+    from ._typing import DeviceLike, DType, Index, Operand, PyCapsule, Scalar, SupportsDLPack
 
 _SCALAR_KINDS = {
     bool: ("bool",),
-    int: ("signed integer", "unsigned integer", "real floating", "complex floating"),
-    float: ("real floating", "complex floating"),
+    int: NUMERIC,
+    float: FLOATING,
     complex: ("complex floating",),
 }
 _API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
@@ -60,10 +74,7 @@ class ndarray:
                 dtype.itemsize > _MAX_BYTES:
             raise ValueError(f"an array of shape {shape} and dtype {dtype} would span more "
                              "than 2**62 bytes")
-        if device is CPU:
-            address, owner = allocate_host(nbytes, zero)
-        else:
-            address, owner = _cuda(device).allocate(nbytes, device.index, zero)
+        address, owner = backend_of(device).allocate(nbytes, zero)
         return cls._new(address, shape, strides or c_strides(shape), dtype, device, owner, False)
 
     def __getattr__(self, name):
@@ -77,33 +88,33 @@ class ndarray:
     # ---- attributes ----
 
     @property
-    def dtype(self):
+    def dtype(self) -> DType:
         """The data type of the elements: a NumPy dtype (``ml_dtypes.bfloat16`` for
         bfloat16), one of the namespace's."""
         return self._dtype.numpy
 
     @property
-    def device(self):
+    def device(self) -> Device:
         """The device that holds the memory."""
         return self._device
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         """The number of dimensions."""
         return len(self._shape)
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         """The size of each dimension."""
         return self._shape
 
     @property
-    def size(self):
+    def size(self) -> int:
         """The number of elements."""
         return size_of(self._shape)
 
     @property
-    def T(self):
+    def T(self) -> ndarray:
         """The transpose of a 2-D array (a view)."""
         if len(self._shape) != 2:
             raise ValueError(f"x.T requires a 2-D array, not {len(self._shape)}-D; "
@@ -111,14 +122,14 @@ class ndarray:
         return self._view(0, self._shape[::-1], self._strides[::-1])
 
     @property
-    def mT(self):
+    def mT(self) -> ndarray:
         """The transpose of the last two dimensions (a view)."""
         if len(self._shape) < 2:
             raise ValueError(f"x.mT requires at least 2 dimensions, not {len(self._shape)}")
         swap = lambda t: t[:-2] + (t[-1], t[-2])
         return self._view(0, swap(self._shape), swap(self._strides))
 
-    def __array_namespace__(self, /, *, api_version=None):
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> types.ModuleType:
         """Return the ``dlnumba`` namespace."""
         if api_version is not None and api_version not in _API_VERSIONS:
             raise ValueError(f"api_version {api_version!r} is not supported; "
@@ -128,8 +139,10 @@ class ndarray:
 
     # ---- devices and DLPack ----
 
-    def to_device(self, device, /, *, stream=None):
+    def to_device(self, device: DeviceLike, /, *, stream: int | Any | None = None) -> ndarray:
         """Return this array on ``device``: itself when it is there already, else a copy."""
+        if device is self._device:
+            return self
         device = as_device(device)
         if device == self._device:
             return self
@@ -137,16 +150,19 @@ class ndarray:
         result._assign(self)
         return result
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, *, stream: int | Any | None = None,
+                   max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None,
+                   copy: bool | None = None) -> PyCapsule:
         """Export as a DLPack capsule (versioned when ``max_version`` is 1.x or later)."""
         return _dlpack.export(self, stream, max_version, dl_device, copy)
 
-    def __dlpack_device__(self):
+    def __dlpack_device__(self) -> tuple[DLDeviceType, int]:
         """The ``(DLDeviceType, device_id)`` of the memory."""
         return self._device.dlpack
 
     @property
-    def __array_interface__(self):
+    def __array_interface__(self) -> dict[str, Any]:
         """NumPy's array interface, so NumPy (and Numba's ufuncs) can read the memory in place.
 
         Not available for bfloat16 (NumPy has no such dtype) or memory off the CPU.
@@ -160,7 +176,7 @@ class ndarray:
                 "typestr": storage.str}
 
     @property
-    def __cuda_array_interface__(self):
+    def __cuda_array_interface__(self) -> dict[str, Any]:
         """The CUDA Array Interface (version 3) of an array on a CUDA device, so CuPy, PyTorch
         and Numba's ``@cuda.jit`` kernels can use the memory in place.
 
@@ -177,7 +193,7 @@ class ndarray:
                 "strides": None if dense else tuple(s * storage.itemsize for s in self._strides),
                 "typestr": storage.str, "stream": 1}
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         """What NumPy asks for when ``__array_interface__`` is absent: a bfloat16 array as an
         ``ml_dtypes.bfloat16`` view (a copy if ``copy``); refused off the CPU, so that
         ``np.asarray`` does not make an object array."""
@@ -189,7 +205,7 @@ class ndarray:
             return view.astype(dtype)
         return view.copy() if copy else view
 
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """Run a NumPy (or Numba ``@vectorize``/``@guvectorize``) ufunc on the memory in place.
 
         dlnumba arguments and ``out=`` arrays are handed to the ufunc as zero-copy NumPy views;
@@ -208,17 +224,56 @@ class ndarray:
 
     # ---- operators ----
 
-    def __abs__(self):
-        return _elementwise._unary("abs", self)
-
-    def __neg__(self):
-        return _elementwise._unary("negative", self)
-
-    def __pos__(self):
-        return _elementwise._unary("positive", self)
-
-    def __invert__(self):
-        return _elementwise._unary("bitwise_invert", self)
+    if TYPE_CHECKING:  # the operators set below from the elementwise functions' rows
+        def __abs__(self) -> ndarray: ...
+        def __neg__(self) -> ndarray: ...
+        def __pos__(self) -> ndarray: ...
+        def __invert__(self) -> ndarray: ...
+        def __add__(self, other: Operand, /) -> ndarray: ...
+        def __radd__(self, other: Scalar, /) -> ndarray: ...
+        def __iadd__(self, other: Operand, /) -> ndarray: ...
+        def __sub__(self, other: Operand, /) -> ndarray: ...
+        def __rsub__(self, other: Scalar, /) -> ndarray: ...
+        def __isub__(self, other: Operand, /) -> ndarray: ...
+        def __mul__(self, other: Operand, /) -> ndarray: ...
+        def __rmul__(self, other: Scalar, /) -> ndarray: ...
+        def __imul__(self, other: Operand, /) -> ndarray: ...
+        def __truediv__(self, other: Operand, /) -> ndarray: ...
+        def __rtruediv__(self, other: Scalar, /) -> ndarray: ...
+        def __itruediv__(self, other: Operand, /) -> ndarray: ...
+        def __floordiv__(self, other: Operand, /) -> ndarray: ...
+        def __rfloordiv__(self, other: Scalar, /) -> ndarray: ...
+        def __ifloordiv__(self, other: Operand, /) -> ndarray: ...
+        def __mod__(self, other: Operand, /) -> ndarray: ...
+        def __rmod__(self, other: Scalar, /) -> ndarray: ...
+        def __imod__(self, other: Operand, /) -> ndarray: ...
+        def __pow__(self, other: Operand, /) -> ndarray: ...
+        def __rpow__(self, other: Scalar, /) -> ndarray: ...
+        def __ipow__(self, other: Operand, /) -> ndarray: ...
+        def __and__(self, other: Operand, /) -> ndarray: ...
+        def __rand__(self, other: Scalar, /) -> ndarray: ...
+        def __iand__(self, other: Operand, /) -> ndarray: ...
+        def __or__(self, other: Operand, /) -> ndarray: ...
+        def __ror__(self, other: Scalar, /) -> ndarray: ...
+        def __ior__(self, other: Operand, /) -> ndarray: ...
+        def __xor__(self, other: Operand, /) -> ndarray: ...
+        def __rxor__(self, other: Scalar, /) -> ndarray: ...
+        def __ixor__(self, other: Operand, /) -> ndarray: ...
+        def __lshift__(self, other: Operand, /) -> ndarray: ...
+        def __rlshift__(self, other: Scalar, /) -> ndarray: ...
+        def __ilshift__(self, other: Operand, /) -> ndarray: ...
+        def __rshift__(self, other: Operand, /) -> ndarray: ...
+        def __rrshift__(self, other: Scalar, /) -> ndarray: ...
+        def __irshift__(self, other: Operand, /) -> ndarray: ...
+        def __matmul__(self, other: ndarray, /) -> ndarray: ...
+        def __rmatmul__(self, other: ndarray, /) -> ndarray: ...
+        def __imatmul__(self, other: ndarray, /) -> ndarray: ...
+        def __eq__(self, other: Operand, /) -> ndarray: ...  # type: ignore[override]
+        def __ne__(self, other: Operand, /) -> ndarray: ...  # type: ignore[override]
+        def __lt__(self, other: Operand, /) -> ndarray: ...
+        def __le__(self, other: Operand, /) -> ndarray: ...
+        def __gt__(self, other: Operand, /) -> ndarray: ...
+        def __ge__(self, other: Operand, /) -> ndarray: ...
 
     # ---- views and copies ----
 
@@ -248,13 +303,10 @@ class ndarray:
         """Write ``source`` (an ndarray broadcastable to this shape) into this array."""
         strides = source._strides if source._shape == self._shape else broadcast_strides(
             source._shape, source._strides, self._shape)
-        if self._device is CPU and source._device is CPU:
-            copy_array(source._address, strides, source._dtype, self._address, self._strides,
-                       self._dtype, self._shape)
-        elif self._device == source._device:
-            _cuda(self._device).copy_array(source._address, strides, source._dtype,
-                                           self._address, self._strides, self._dtype,
-                                           self._shape, self._device.index)
+        if self._device is source._device or self._device == source._device:
+            backend_of(self._device).copy_array(source._address, strides, source._dtype,
+                                                self._address, self._strides, self._dtype,
+                                                self._shape)
         else:
             self._move(source._view(0, self._shape, strides))
 
@@ -266,13 +318,8 @@ class ndarray:
             source = source._copy(self._dtype)
         target = self if self._strides == c_strides(self._shape) else ndarray._empty(
             self._shape, self._dtype, self._device)
-        arguments = (target._address, source._address, self.size * self._dtype.itemsize)
-        if source._device is CPU:
-            _cuda(self._device).upload(*arguments, self._device.index)
-        elif self._device is CPU:
-            _cuda(source._device).download(*arguments, source._device.index)
-        else:
-            _cuda(self._device).copy_bytes(*arguments, self._device.index)
+        move(self._device, target._address, source._device, source._address,
+             self.size * self._dtype.itemsize)
         if target is not self:
             self._assign(target)
 
@@ -280,7 +327,7 @@ class ndarray:
         """Write the Python scalar ``value`` to every element."""
         self._assign(scalar_source(value, self._dtype))
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Index) -> ndarray:
         if _indexing.is_array_index(key):
             shape, offsets = _indexing.array_index_offsets(self, key)
             return _indexing.gather_offsets(self, shape, offsets)
@@ -293,7 +340,7 @@ class ndarray:
             return self[converted]
         return self._view(offset, shape, strides)
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key: Index, value: ndarray | Scalar | SupportsDLPack) -> None:
         if self._readonly:
             raise ValueError("assignment destination is read-only")
         if type(value) in _SCALAR_KINDS:
@@ -309,7 +356,7 @@ class ndarray:
         else:
             self[key]._assign(value)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[ndarray]:
         if not self._shape:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self._shape[0]))
@@ -317,39 +364,40 @@ class ndarray:
     # ---- Python scalars from 0-d arrays ----
 
     def _scalar(self, operation):
+        """The value of a 0-d array, on any device, as a Python scalar."""
         if self._shape:
             raise TypeError(f"{operation}() is only allowed on 0-d arrays, not shape {self._shape}")
-        return self._values().item()
+        return self.to_device(CPU)._values().item()
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self._scalar("bool"))
 
-    def __complex__(self):
+    def __complex__(self) -> complex:
         return complex(self._scalar("complex"))
 
-    def __float__(self):
+    def __float__(self) -> float:
         if self._dtype.kind == "complex floating":
             raise TypeError(f"float() of a {self._dtype} array; use real() or abs() first")
         return float(self._scalar("float"))
 
-    def __int__(self):
+    def __int__(self) -> int:
         if self._dtype.kind == "complex floating":
             raise TypeError(f"int() of a {self._dtype} array; use real() first")
         return int(self._scalar("int"))
 
-    def __index__(self):
-        if self._dtype.kind not in ("signed integer", "unsigned integer"):
+    def __index__(self) -> int:
+        if self._dtype.kind not in INTEGER:
             raise TypeError(f"only integer arrays can be used as an index, not {self._dtype}")
         return int(self._scalar("index"))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         """Pickle the values, copied to the host, never the address: an array unpickled in
         another process (a Dask or Cubed worker) owns a copy, on the same device."""
         host = self if self._device == CPU else self.to_device(CPU)
         return (_unpickle, (np.array(host._numpy(), copy=True), self._dtype.name,
                             str(self._device)))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._device != CPU:  # the values are not readable from here
             return f"ndarray(shape={self._shape}, dtype={self._dtype}, device='{self._device}')"
         prefix = "ndarray("
@@ -398,12 +446,6 @@ def _binary_operator(name, dunder):
         setattr(ndarray, method.__name__, method)
 
 
-for _name, _dunder in (("add", "add"), ("subtract", "sub"), ("multiply", "mul"),
-                       ("divide", "truediv"), ("floor_divide", "floordiv"), ("remainder", "mod"),
-                       ("pow", "pow"), ("bitwise_and", "and"), ("bitwise_or", "or"),
-                       ("bitwise_xor", "xor"), ("bitwise_left_shift", "lshift"),
-                       ("bitwise_right_shift", "rshift")):
-    _binary_operator(_name, _dunder)
 
 
 def _matmul(self, other):
@@ -447,9 +489,24 @@ def _comparison(name, dunder):
     setattr(ndarray, compare.__name__, compare)
 
 
-for _name, _dunder in (("equal", "eq"), ("not_equal", "ne"), ("less", "lt"),
-                       ("less_equal", "le"), ("greater", "gt"), ("greater_equal", "ge")):
-    _comparison(_name, _dunder)
+def _unary_operator(name, dunder):
+    def operate(self):
+        return _elementwise._unary(name, self)
+
+    operate.__name__ = f"__{dunder}__"
+    operate.__doc__ = f"``{name}`` as the ``{dunder}`` operator."
+    setattr(ndarray, operate.__name__, operate)
+
+
+for _name, _row in FUNCTIONS.items():
+    if _row.operator is None:
+        continue
+    if _row.arity == 1:
+        _unary_operator(_name, _row.operator)
+    elif _row.result == "bool":
+        _comparison(_name, _row.operator)
+    else:
+        _binary_operator(_name, _row.operator)
 ndarray.__hash__ = None
 
 
@@ -466,7 +523,7 @@ def _unpickle(values, dtype_name, device):
     """An array over the NumPy array ``values`` (bfloat16: its bits as uint16), on ``device``."""
     array = ndarray._new(values.__array_interface__["data"][0], values.shape,
                          tuple(s // values.itemsize for s in values.strides),
-                         _dtype_by_name(dtype_name), CPU, values, False)
+                         dtype_by_name(dtype_name), CPU, values, False)
     return array if device == "cpu" else array.to_device(device)
 
 
@@ -499,14 +556,6 @@ def check_scalar_kind(value, dtype, *, stored=False):
         return
     raise TypeError(f"a Python {type(value).__name__} ({value!r}) cannot be stored in a "
                         f"{dtype} array")
-
-
-def _cuda(device):
-    """The CUDA backend for arrays on ``device``; ValueError when that device is not usable."""
-    check_available(device)
-    from . import cuda
-    return cuda
-
 
 
 from . import _elementwise_functions as _elementwise  # noqa: E402 (they need ndarray)

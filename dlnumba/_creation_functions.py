@@ -1,26 +1,35 @@
 """Creation functions: asarray, from_dlpack, empty, zeros, ones, full, arange, eye, linspace,
 meshgrid, tril, triu and the *_like forms."""
 
+from __future__ import annotations
+
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import _dlpack
+from ._backend import backend_of
 from ._arguments import check_int
-from ._array_object import _cuda, _from_numpy, check_scalar_kind, ndarray
+from ._array_object import _from_numpy, check_scalar_kind, ndarray
 from ._capi import CapsuleType
 from ._devices import CPU, as_device
-from ._dtypes import _PYTHON_TYPES, as_dtype, bfloat16, complex128, float64, \
-    from_numpy_dtype, int64
+from ._dtypes import (PYTHON_TYPES, FLOATING, REAL_NUMERIC, as_dtype, bfloat16, complex128,
+                      float64, from_numpy_dtype, int64)
 from ._layout import MAX_NDIM, size_of
 from ._mode import is_strict
-from .kernels import _TAGS, _UNITS
-from .kernels import creation as _kernels
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from ._typing import (DeviceLike, DTypeLike, NestedSequence, PyCapsule, Scalar,
+                          SupportsBufferProtocol, SupportsDLPack)
 
 _HELD_DEVICES = (CPU,)
 
 
-def from_dlpack(x, /, *, device=None, copy=None):
+def from_dlpack(x: SupportsDLPack | PyCapsule, /, *, device: DeviceLike | None = None,
+                copy: bool | None = None) -> ndarray:
     """Import an array from any DLPack producer, zero-copy when possible.
 
     Parameters
@@ -68,7 +77,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
     return array
 
 
-def to_dlpack(x, /):
+def to_dlpack(x: ndarray, /) -> PyCapsule:
     """Export ``x`` as a legacy ``dltensor`` capsule, as ``torch.utils.dlpack.to_dlpack`` does.
 
     Raises
@@ -83,7 +92,9 @@ def to_dlpack(x, /):
     return x.__dlpack__()
 
 
-def asarray(obj, /, *, dtype=None, device=None, copy=None):
+def asarray(obj: ndarray | SupportsDLPack | Scalar | NestedSequence[Scalar]
+            | SupportsBufferProtocol, /, *, dtype: DTypeLike | None = None,
+            device: DeviceLike | None = None, copy: bool | None = None) -> ndarray:
     """Convert ``obj`` to an array.
 
     Parameters
@@ -144,7 +155,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
 
 
 def _is_python_data(obj):
-    return type(obj) in _PYTHON_TYPES or isinstance(obj, (list, tuple))
+    return type(obj) in PYTHON_TYPES or isinstance(obj, (list, tuple))
 
 
 def _from_python(obj, dtype):
@@ -179,19 +190,22 @@ def _creation_args(dtype, device, default=float64):
             CPU if device is None else as_device(device))
 
 
-def empty(shape, *, dtype=None, device=None):
+def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
+          device: DeviceLike | None = None) -> ndarray:
     """A new array of ``shape`` whose values are not initialised (default dtype float64)."""
     dtype, device = _creation_args(dtype, device)
     return ndarray._empty(_as_shape(shape), dtype, device)
 
 
-def zeros(shape, *, dtype=None, device=None):
+def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
+          device: DeviceLike | None = None) -> ndarray:
     """A new array of ``shape`` filled with zeros (default dtype float64)."""
     dtype, device = _creation_args(dtype, device)
     return ndarray._empty(_as_shape(shape), dtype, device, zero=True)
 
 
-def ones(shape, *, dtype=None, device=None):
+def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
+         device: DeviceLike | None = None) -> ndarray:
     """A new array of ``shape`` filled with ones (default dtype float64)."""
     dtype, device = _creation_args(dtype, device)
     array = ndarray._empty(_as_shape(shape), dtype, device)
@@ -199,7 +213,8 @@ def ones(shape, *, dtype=None, device=None):
     return array
 
 
-def full(shape, fill_value, *, dtype=None, device=None):
+def full(shape: int | tuple[int, ...], fill_value: Scalar, *, dtype: DTypeLike | None = None,
+         device: DeviceLike | None = None) -> ndarray:
     """A new array of ``shape`` filled with ``fill_value`` (default dtype from its type).
 
     Outside strict mode ``fill_value`` may be a NumPy scalar, whose dtype is then the default.
@@ -212,16 +227,17 @@ def full(shape, fill_value, *, dtype=None, device=None):
     default = None
     if isinstance(fill_value, np.generic) and not is_strict():
         default, fill_value = from_numpy_dtype(fill_value.dtype), fill_value.item()
-    if type(fill_value) not in _PYTHON_TYPES:
+    if type(fill_value) not in PYTHON_TYPES:
         raise TypeError(f"fill_value must be a bool, int, float or complex, not {fill_value!r}")
-    dtype, device = _creation_args(dtype, device, default or _PYTHON_TYPES[type(fill_value)])
+    dtype, device = _creation_args(dtype, device, default or PYTHON_TYPES[type(fill_value)])
     check_scalar_kind(fill_value, dtype, stored=True)
     array = ndarray._empty(_as_shape(shape), dtype, device)
     array._fill(fill_value)
     return array
 
 
-def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
+           dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> ndarray:
     """Evenly spaced values in ``[start, stop)``, as the array API defines ``arange``."""
     if stop is None:
         start, stop = 0, start
@@ -232,31 +248,35 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         raise ValueError("arange step must not be zero")
     default = int64 if all(type(v) is int for v in (start, stop, step)) else float64
     dtype, device = _creation_args(dtype, device, default)
-    if dtype.kind not in ("signed integer", "unsigned integer", "real floating"):
+    if dtype.kind not in REAL_NUMERIC:
         raise TypeError(f"arange makes real numbers; dtype {dtype} is not a real numeric dtype")
     values = np.arange(start, stop, step, dtype=np.float32 if dtype is bfloat16 else dtype.storage)
     return _from_python(values, dtype).to_device(device)
 
 
-def empty_like(x, /, *, dtype=None, device=None):
+def empty_like(x: ndarray, /, *, dtype: DTypeLike | None = None,
+               device: DeviceLike | None = None) -> ndarray:
     """A new uninitialised array with the shape of ``x`` (and its dtype and device by default)."""
     dtype, device = _like_args(x, dtype, device)
     return ndarray._empty(x.shape, dtype, device)
 
 
-def zeros_like(x, /, *, dtype=None, device=None):
+def zeros_like(x: ndarray, /, *, dtype: DTypeLike | None = None,
+               device: DeviceLike | None = None) -> ndarray:
     """Zeros with the shape of ``x`` (and its dtype and device by default)."""
     dtype, device = _like_args(x, dtype, device)
     return ndarray._empty(x.shape, dtype, device, zero=True)
 
 
-def ones_like(x, /, *, dtype=None, device=None):
+def ones_like(x: ndarray, /, *, dtype: DTypeLike | None = None,
+              device: DeviceLike | None = None) -> ndarray:
     """Ones with the shape of ``x`` (and its dtype and device by default)."""
     dtype, device = _like_args(x, dtype, device)
     return ones(x.shape, dtype=dtype, device=device)
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None):
+def full_like(x: ndarray, /, fill_value: Scalar, *, dtype: DTypeLike | None = None,
+              device: DeviceLike | None = None) -> ndarray:
     """``fill_value`` with the shape of ``x`` (and its dtype and device by default)."""
     dtype, device = _like_args(x, dtype, device)
     return full(x.shape, fill_value, dtype=dtype, device=device)
@@ -269,7 +289,8 @@ def _like_args(x, dtype, device):
             x.device if device is None else as_device(device))
 
 
-def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
+        dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> ndarray:
     """A 2-D array with ones on diagonal ``k`` (above the main one for ``k > 0``) and zeros
     elsewhere; ``n_cols`` defaults to ``n_rows``, ``dtype`` to float64."""
     n_rows = _count("eye n_rows", n_rows)
@@ -283,7 +304,9 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     return array
 
 
-def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
+             dtype: DTypeLike | None = None, device: DeviceLike | None = None,
+             endpoint: bool = True) -> ndarray:
     """``num`` evenly spaced values from ``start`` to ``stop`` (included when ``endpoint``),
     computed in float64 (complex128 for complex bounds) as NumPy's ``linspace``, then cast.
 
@@ -301,7 +324,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     num = _count("linspace num", num)
     is_complex = complex in (type(start), type(stop))
     dtype, device = _creation_args(dtype, device, complex128 if is_complex else float64)
-    if dtype.kind not in ("real floating", "complex floating"):
+    if dtype.kind not in FLOATING:
         raise TypeError(f"linspace makes floating-point values; dtype {dtype} is not a "
                         "floating-point dtype")
     if is_complex and dtype.kind != "complex floating":
@@ -311,14 +334,11 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     convert = compute.storage.type
     arguments = (values._address, num, convert(start), convert(stop),
                  num - 1 if endpoint else num, bool(endpoint))
-    if device is CPU:
-        _kernels.linspace(*arguments, _TAGS[compute])
-    else:
-        _cuda(device).linspace(*arguments, compute.storage, device.index)
+    backend_of(device).linspace(*arguments, compute)
     return values if dtype is compute else values._copy(dtype)
 
 
-def meshgrid(*arrays, indexing="xy"):
+def meshgrid(*arrays: ndarray, indexing: Literal["xy", "ij"] = "xy") -> tuple[ndarray, ...]:
     """Coordinate arrays from 1-D coordinate vectors, as new C-contiguous arrays.
 
     With ``indexing="xy"`` the first two dimensions are swapped (``(len(y), len(x), ...)``);
@@ -355,13 +375,13 @@ def meshgrid(*arrays, indexing="xy"):
     return tuple(grids)
 
 
-def tril(x, /, *, k=0):
+def tril(x: ndarray, /, *, k: int = 0) -> ndarray:
     """The lower triangle (on and below diagonal ``k``) of each matrix in ``x`` (..., M, N);
     the elements above it are zero."""
     return _triangle("tril", x, k, True)
 
 
-def triu(x, /, *, k=0):
+def triu(x: ndarray, /, *, k: int = 0) -> ndarray:
     """The upper triangle (on and above diagonal ``k``) of each matrix in ``x`` (..., M, N);
     the elements below it are zero."""
     return _triangle("triu", x, k, False)
@@ -377,10 +397,7 @@ def _triangle(name, x, k, lower):
     result = x._copy()
     rows, cols = x.shape[-2:]
     arguments = (result._address, size_of(x.shape[:-2]), rows, cols, k, lower)
-    if result._device is not CPU:
-        _cuda(result._device).zero_triangle(*arguments, x._dtype.itemsize, result._device.index)
-    elif result.size:
-        _kernels.zero_triangle(*arguments, _UNITS[x._dtype.itemsize])
+    backend_of(result._device).zero_triangle(*arguments, x._dtype.itemsize)
     return result
 
 

@@ -1,18 +1,22 @@
 """Data type functions: astype, can_cast, finfo, iinfo, isdtype, result_type."""
 
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from ._array_object import _SCALAR_KINDS, check_scalar_kind, ndarray
-from ._dtypes import (
-    _PYTHON_TYPES, KINDS, DType, as_dtype, bfloat16, common_dtype, complex64, complex128, float32,
-    float64, numpy_twin, promote,
-)
+from ._dtypes import (PYTHON_TYPES, FLOATING, INTEGER, KINDS, DType, as_dtype, bfloat16,
+                      common_dtype, complex64, complex128, float32, float64, numpy_twin, promote)
 from ._mode import is_strict
 
+if TYPE_CHECKING:
+    from ._typing import DeviceLike, DTypeLike, Scalar
 
-def astype(x, dtype, /, *, copy=True, device=None):
+
+def astype(x: ndarray, dtype: DTypeLike, /, *, copy: bool = True,
+           device: DeviceLike | None = None) -> ndarray:
     """Copy ``x`` to ``dtype`` (NumPy's conversion, bit for bit; bfloat16 as PyTorch rounds).
 
     Parameters
@@ -42,7 +46,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
     return x._copy(dtype)
 
 
-def can_cast(from_, to, /):
+def can_cast(from_: DTypeLike | ndarray, to: DTypeLike, /) -> bool:
     """Whether ``from_`` (a dtype or an array) promotes to ``to`` by the promotion table.
 
     Between kinds the table does not mix, strict mode says False; otherwise NumPy's safe
@@ -79,10 +83,10 @@ class iinfo_object(NamedTuple):
     dtype: np.dtype
 
 
-def finfo(type, /):
+def finfo(type: DTypeLike | ndarray, /) -> finfo_object:
     """Limits of a real or complex floating dtype (of its real component for complex)."""
     dtype = type._dtype if isinstance(type, ndarray) else as_dtype(type)
-    if dtype.kind not in ("real floating", "complex floating"):
+    if dtype.kind not in FLOATING:
         raise TypeError(f"finfo takes a floating dtype, not {dtype}")
     real = {"complex64": float32, "complex128": float64}.get(dtype.name, dtype)
     if real is bfloat16:
@@ -93,16 +97,16 @@ def finfo(type, /):
                         float(info.smallest_normal), real.numpy)
 
 
-def iinfo(type, /):
+def iinfo(type: DTypeLike | ndarray, /) -> iinfo_object:
     """Limits of an integer dtype."""
     dtype = type._dtype if isinstance(type, ndarray) else as_dtype(type)
-    if dtype.kind not in ("signed integer", "unsigned integer"):
+    if dtype.kind not in INTEGER:
         raise TypeError(f"iinfo takes an integer dtype, not {dtype}")
     info = np.iinfo(dtype.storage)
     return iinfo_object(info.bits, int(info.max), int(info.min), dtype.numpy)
 
 
-def isdtype(dtype, kind):
+def isdtype(dtype: DTypeLike, kind: DTypeLike | tuple[DTypeLike, ...]) -> bool:
     """Whether ``dtype`` is ``kind``: a dtype, a kind name, or a tuple of either.
 
     Kind names: ``bool``, ``signed integer``, ``unsigned integer``, ``integral``,
@@ -120,7 +124,7 @@ def isdtype(dtype, kind):
     raise TypeError(f"kind must be a dtype, a kind name or a tuple of them, not {kind!r}")
 
 
-def result_type(*arrays_and_dtypes):
+def result_type(*arrays_and_dtypes: ndarray | DTypeLike | Scalar) -> np.dtype:
     """The dtype that promotion gives for arrays, dtypes and Python scalars (see
     :func:`promoted_dtype`)."""
     return promoted_dtype(*arrays_and_dtypes).numpy
@@ -161,6 +165,6 @@ def promoted_dtype(*arrays_and_dtypes):
             if is_strict():
                 check_scalar_kind(scalar, result)
             elif type(scalar) is not bool:
-                result = common_dtype(result, _PYTHON_TYPES[type(scalar)])
+                result = common_dtype(result, PYTHON_TYPES[type(scalar)])
     return result
 

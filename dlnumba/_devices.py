@@ -1,8 +1,14 @@
 """Devices: the Device class and the parsing of every accepted ``device=`` spelling."""
 
-import enum
+from __future__ import annotations
 
-__all__ = ["Device", "DLDeviceType", "CPU", "as_device", "available_devices", "check_available"]
+import enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._typing import DeviceLike
+
+__all__ = ["Device", "DLDeviceType", "CPU", "as_device"]
 
 
 class DLDeviceType(enum.IntEnum):
@@ -26,6 +32,7 @@ class DLDeviceType(enum.IntEnum):
     kDLTrn = 18
 
 
+LEGACY_DEFAULT_STREAM = 1  # the standard's stream integer for CUDA's legacy default stream
 _TYPE_BY_NAME = {"cpu": DLDeviceType.kDLCPU, "cuda": DLDeviceType.kDLCUDA}
 _NAME_BY_TYPE = {v: k for k, v in _TYPE_BY_NAME.items()}
 
@@ -43,7 +50,7 @@ class Device:
 
     __slots__ = ("type", "index")
 
-    def __init__(self, type, index=0):
+    def __init__(self, type: str, index: int = 0) -> None:
         if type not in _TYPE_BY_NAME:
             raise ValueError(f"unknown device type {type!r}; expected 'cpu' or 'cuda'")
         if not isinstance(index, int) or isinstance(index, bool) or index < 0:
@@ -54,27 +61,27 @@ class Device:
         self.index = index
 
     @property
-    def dlpack(self):
+    def dlpack(self) -> tuple[DLDeviceType, int]:
         """The ``(DLDeviceType, device_id)`` pair of this device."""
         return (_TYPE_BY_NAME[self.type], self.index)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Device) and other.type == self.type and other.index == self.index
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.type, self.index))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Device('cpu')" if self.type == "cpu" else f"Device('cuda', {self.index})"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "cpu" if self.type == "cpu" else f"cuda:{self.index}"
 
 
 CPU = Device("cpu")
 
 
-def device_name(device_type, device_id):
+def device_name(device_type: int, device_id: int) -> str:
     """Name a DLPack device pair for messages, e.g. ``kDLROCM:1``."""
     try:
         return f"{DLDeviceType(device_type).name}:{device_id}"
@@ -82,7 +89,7 @@ def device_name(device_type, device_id):
         return f"unknown device type {device_type}:{device_id}"
 
 
-def from_dlpack_device(device_type, device_id):
+def from_dlpack_device(device_type: int, device_id: int) -> Device:
     """Return the Device for a DLPack ``(device_type, device_id)`` pair.
 
     Raises
@@ -97,7 +104,7 @@ def from_dlpack_device(device_type, device_id):
     return CPU if name == "cpu" and device_id == 0 else Device(name, device_id)
 
 
-def as_device(device):
+def as_device(device: DeviceLike) -> Device:
     """Parse a ``device=`` argument.
 
     Parameters
@@ -130,17 +137,3 @@ def as_device(device):
         return from_dlpack_device(*device)
     raise TypeError(f"device must be a dlnumba.Device, a string like 'cpu' or 'cuda:0', or a "
                     f"DLPack (device_type, device_id) tuple, not {device!r}")
-
-
-def check_available(device):
-    """Raise ValueError, saying why, unless arrays can live on ``device``."""
-    if device.type == "cuda":
-        from . import cuda
-        cuda.check_device(device.index)
-
-
-def available_devices():
-    """The devices arrays can live on: the CPU, then each usable CUDA device (a tuple, as the
-    2025.12 standard's ``devices()`` returns)."""
-    from . import cuda
-    return (CPU,) + tuple(Device("cuda", index) for index in range(cuda.device_count()))

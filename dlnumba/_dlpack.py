@@ -6,16 +6,15 @@ tensor live here; the C-level work (allocation, deleters, capsule renaming) is i
 
 import ctypes
 import struct
-import sys
 import threading
 
 from . import _capi
-from ._devices import CPU, DLDeviceType, device_name, from_dlpack_device
+from ._backend import backend_of, cuda_package
+from ._devices import CPU, LEGACY_DEFAULT_STREAM, DLDeviceType, device_name, from_dlpack_device
 from ._dtypes import DTYPES
 from ._layout import MAX_NDIM
 
 DLPACK_VERSION = (1, 3)
-LEGACY_DEFAULT_STREAM = 1  # the standard's stream integer for CUDA's legacy default stream
 READ_ONLY = 1 << 0
 IS_COPIED = 1 << 1
 
@@ -66,9 +65,7 @@ def export(array, stream, max_version, dl_device, copy):
     if copy and not copied:
         array = array._copy()
         copied = True
-    if array._device.type == "cuda":
-        from . import cuda
-        cuda.hand_over(array._device.index, stream)
+    backend_of(array._device).hand_over(stream)
     shape, strides = array._shape, array._strides
     ndim = len(shape)
     code, bits, lanes = array._dtype.dlpack
@@ -160,7 +157,7 @@ def import_capsule(capsule):
         report, address = _scratch.report = report, ctypes.addressof(report)
     owner = _capi.import_tensor(capsule, None, address, MAX_NDIM, _cuda_devices(False),
                                 _DTYPE_TABLE, _capi.RELEASE_LEGACY, _capi.RELEASE_VERSIONED)
-    if owner is None and "dlnumba.cuda" not in sys.modules and _on_cuda(report):
+    if owner is None and cuda_package(load=False) is None and _on_cuda(report):
         # The first CUDA tensor: load the backend, then count the devices it may name.
         owner = _capi.import_tensor(capsule, None, address, MAX_NDIM, _cuda_devices(True),
                                     _DTYPE_TABLE, _capi.RELEASE_LEGACY, _capi.RELEASE_VERSIONED)
@@ -170,8 +167,8 @@ def import_capsule(capsule):
         _REPORT_HEAD.unpack_from(report)
     layout = _LAYOUTS[ndim].unpack_from(report, _capi.REPORT.size)
     device = CPU if device_type in _HOST_READABLE else from_dlpack_device(device_type, device_id)
-    if device is not CPU and 0 not in layout[:ndim]:
-        sys.modules["dlnumba.cuda"].check_pointer(address, device_id)
+    if 0 not in layout[:ndim]:
+        backend_of(device).check_pointer(address)
     return ((address, layout[:ndim], layout[ndim:], DTYPES[dtype_index], device, owner,
              flags & READ_ONLY != 0), flags & IS_COPIED != 0)
 
@@ -179,9 +176,7 @@ def import_capsule(capsule):
 def _cuda_devices(load):
     """How many CUDA devices an imported tensor may name: none until the CUDA backend is
     loaded (``load``: load it now)."""
-    cuda = sys.modules.get("dlnumba.cuda")
-    if cuda is None and load:
-        from . import cuda
+    cuda = cuda_package(load)
     return 0 if cuda is None else cuda.device_count()
 
 

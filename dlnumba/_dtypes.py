@@ -77,10 +77,13 @@ DTYPES = (
     float16, bfloat16, float32, float64, complex64, complex128,
 )
 _BY_NAME = {d.name: d for d in DTYPES}
+#: The real dtype of each complex one (its components').
+REAL_OF_COMPLEX = {complex64: float32, complex128: float64}
 _BY_NUMPY = {d.numpy: d for d in DTYPES}
 
 
-def _dtype_by_name(name):
+def dtype_by_name(name):
+    """The row of the dtype table named ``name``."""
     return _BY_NAME[name]
 
 
@@ -101,7 +104,7 @@ def from_numpy_dtype(np_dtype):
 
 
 # The dtype each Python scalar type stands for: as a ``dtype=``, as a scalar's default dtype.
-_PYTHON_TYPES = {_builtin_bool: bool, int: int64, float: float64, complex: complex128}
+PYTHON_TYPES = {_builtin_bool: bool, int: int64, float: float64, complex: complex128}
 
 
 def as_dtype(dtype):
@@ -124,8 +127,8 @@ def as_dtype(dtype):
     if is_strict():
         raise TypeError(f"dtype must be one of the namespace's dtypes, such as "
                         f"dlnumba.float32, not {dtype!r} (strict mode)")
-    if isinstance(dtype, type) and dtype in _PYTHON_TYPES:
-        return _PYTHON_TYPES[dtype]
+    if isinstance(dtype, type) and dtype in PYTHON_TYPES:
+        return PYTHON_TYPES[dtype]
     if type(dtype) is str and dtype in _BY_NAME:
         return _BY_NAME[dtype]
     try:
@@ -148,18 +151,33 @@ def computation_dtype(dtype):
     return float32 if dtype is float16 or dtype is bfloat16 else dtype
 
 
-# The kind names of ``isdtype`` and ``__array_namespace_info__().dtypes``, and what each covers.
+# The kinds each of the standard's dtype categories covers.
+INTEGER = ("signed integer", "unsigned integer")
+FLOATING = ("real floating", "complex floating")
+REAL_NUMERIC = INTEGER + ("real floating",)
+NUMERIC = REAL_NUMERIC + ("complex floating",)
+#: The categories the standard's functions name (elementwise functions take one each).
+CATEGORIES = {
+    "numeric": NUMERIC,
+    "real numeric": REAL_NUMERIC,
+    "integer": INTEGER,
+    "integer or boolean": INTEGER + ("bool",),
+    "boolean": ("bool",),
+    "floating-point": FLOATING,
+    "real floating-point": ("real floating",),
+    "complex floating-point": ("complex floating",),
+    "all": ("bool",) + NUMERIC,
+}
+#: The kind names of ``isdtype`` and ``__array_namespace_info__().dtypes``, and what each covers.
 KINDS = {
     "bool": ("bool",),
     "signed integer": ("signed integer",),
     "unsigned integer": ("unsigned integer",),
-    "integral": ("signed integer", "unsigned integer"),
+    "integral": INTEGER,
     "real floating": ("real floating",),
     "complex floating": ("complex floating",),
-    "numeric": ("signed integer", "unsigned integer", "real floating", "complex floating"),
+    "numeric": NUMERIC,
 }
-_INTEGER_KINDS = ("signed integer", "unsigned integer")
-_FLOATING_KINDS = ("real floating", "complex floating")
 _COMPONENT_BITS = {float16: 16, bfloat16: 16, float32: 32, float64: 64, complex64: 32,
                    complex128: 64}
 
@@ -177,14 +195,14 @@ def promote(a, b):
     """
     if a is b:
         return a
-    if a.kind in _INTEGER_KINDS and b.kind in _INTEGER_KINDS:
+    if a.kind in INTEGER and b.kind in INTEGER:
         if a.kind == b.kind:
             return a if a.itemsize >= b.itemsize else b
         signed, unsigned = (a, b) if a.kind == "signed integer" else (b, a)
         if unsigned.itemsize == 8:
             raise TypeError(f"{a} and {b} have no common dtype: no signed integer holds uint64")
         return _BY_NAME[f"int{max(signed.itemsize, 2 * unsigned.itemsize) * 8}"]
-    if a.kind in _FLOATING_KINDS and b.kind in _FLOATING_KINDS:
+    if a.kind in FLOATING and b.kind in FLOATING:
         bits = max(_COMPONENT_BITS[a], _COMPONENT_BITS[b])
         if bits == 16:  # float16 with bfloat16
             bits = 32

@@ -1,7 +1,7 @@
-"""Elementwise functions of the array API standard, compiled by Numba (``kernels.elementwise``).
+"""Elementwise functions of the array API standard, run by the backend of the arrays' device.
 
-Each function is one row of ``_FUNCTIONS``: its arity, the dtype kinds it accepts (the
-standard's categories), and how its result dtype follows from the promoted input dtype.
+Each function is one row of :data:`.shared.scalar.FUNCTIONS`: its arity, the dtype category it
+accepts, how its result dtype follows from the promoted input dtype, and its scalar code.
 Binary functions take Python scalars for either operand, as the standard allows.
 
 Outside strict mode (:mod:`._mode`), what the standard leaves open follows NumPy 2: dtypes of
@@ -10,89 +10,33 @@ default dtype, and a dtype outside a function's category runs in the dtype of th
 NumPy ufunc would choose (``sqrt`` of int8 in float16, ``divide`` of integers in float64).
 """
 
+from __future__ import annotations
+
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._array_object import _SCALAR_KINDS, _cuda, check_scalar_kind, ndarray, scalar_source
+from ._array_object import _SCALAR_KINDS, check_scalar_kind, ndarray, scalar_source
+from ._backend import backend_of
 from ._data_type_functions import iinfo, promoted_dtype
-from ._dtypes import (_PYTHON_TYPES, bfloat16, bool as bool_, complex64, complex128,
-                      computation_dtype, float16, float32, float64, from_numpy_dtype, numpy_twin,
-                      promote, uint8)
-from ._devices import CPU
+from ._dtypes import (PYTHON_TYPES, CATEGORIES, REAL_OF_COMPLEX, bfloat16, bool as bool_,
+                      computation_dtype, float16, from_numpy_dtype, numpy_twin, promote, uint8)
 from ._layout import (broadcast_shapes, broadcast_strides, c_strides, dense_strides_like,
                       size_of)
-from ._memory import allocate_host
 from ._mode import is_strict
-from .kernels import apply_elementwise, elementwise_job
-from .kernels.scalar import IMPLEMENTATIONS
+from .shared.scalar import FUNCTIONS
 
-_CATEGORIES = {
-    "numeric": ("signed integer", "unsigned integer", "real floating", "complex floating"),
-    "real numeric": ("signed integer", "unsigned integer", "real floating"),
-    "integer": ("signed integer", "unsigned integer"),
-    "integer or boolean": ("signed integer", "unsigned integer", "bool"),
-    "boolean": ("bool",),
-    "floating-point": ("real floating", "complex floating"),
-    "real floating-point": ("real floating",),
-    "complex floating-point": ("complex floating",),
-    "all": ("bool", "signed integer", "unsigned integer", "real floating", "complex floating"),
-}
+if TYPE_CHECKING:
+    from ._typing import Scalar
+
 _KIND = {"bool": "bool", "signed integer": "int", "unsigned integer": "int",
          "real floating": "float", "complex floating": "complex"}
-_REAL = {complex64: float32, complex128: float64}
-
-# name: (arity, category, result) with result "same" (the promoted dtype), "bool", or "real"
-# (the real dtype of a complex input).
-_FUNCTIONS = {
-    "abs": (1, "numeric", "real"), "acos": (1, "floating-point", "same"),
-    "acosh": (1, "floating-point", "same"), "add": (2, "numeric", "same"),
-    "asin": (1, "floating-point", "same"), "asinh": (1, "floating-point", "same"),
-    "atan": (1, "floating-point", "same"), "atan2": (2, "real floating-point", "same"),
-    "atanh": (1, "floating-point", "same"), "bitwise_and": (2, "integer or boolean", "same"),
-    "bitwise_left_shift": (2, "integer", "same"), "bitwise_invert": (1, "integer or boolean", "same"),
-    "bitwise_or": (2, "integer or boolean", "same"), "bitwise_right_shift": (2, "integer", "same"),
-    "bitwise_xor": (2, "integer or boolean", "same"), "ceil": (1, "real numeric", "same"),
-    "conj": (1, "numeric", "same"), "copysign": (2, "real floating-point", "same"),
-    "cos": (1, "floating-point", "same"), "cosh": (1, "floating-point", "same"),
-    "divide": (2, "floating-point", "same"), "equal": (2, "all", "bool"),
-    "exp": (1, "floating-point", "same"), "expm1": (1, "floating-point", "same"),
-    "floor": (1, "real numeric", "same"), "floor_divide": (2, "real numeric", "same"),
-    "greater": (2, "real numeric", "bool"), "greater_equal": (2, "real numeric", "bool"),
-    "hypot": (2, "real floating-point", "same"), "imag": (1, "complex floating-point", "real"),
-    "isfinite": (1, "numeric", "bool"), "isinf": (1, "numeric", "bool"),
-    "isnan": (1, "numeric", "bool"), "less": (2, "real numeric", "bool"),
-    "less_equal": (2, "real numeric", "bool"), "log": (1, "floating-point", "same"),
-    "log1p": (1, "floating-point", "same"), "log2": (1, "floating-point", "same"),
-    "log10": (1, "floating-point", "same"), "logaddexp": (2, "real floating-point", "same"),
-    "logical_and": (2, "boolean", "same"), "logical_not": (1, "boolean", "same"),
-    "logical_or": (2, "boolean", "same"), "logical_xor": (2, "boolean", "same"),
-    "maximum": (2, "real numeric", "same"), "minimum": (2, "real numeric", "same"),
-    "multiply": (2, "numeric", "same"), "negative": (1, "numeric", "same"),
-    "nextafter": (2, "real floating-point", "same"), "not_equal": (2, "all", "bool"),
-    "positive": (1, "numeric", "same"), "pow": (2, "numeric", "same"),
-    "real": (1, "numeric", "real"), "reciprocal": (1, "floating-point", "same"),
-    "remainder": (2, "real numeric", "same"), "round": (1, "numeric", "same"),
-    "sign": (1, "numeric", "same"), "signbit": (1, "real floating-point", "bool"),
-    "sin": (1, "floating-point", "same"), "sinh": (1, "floating-point", "same"),
-    "square": (1, "numeric", "same"), "sqrt": (1, "floating-point", "same"),
-    "subtract": (2, "numeric", "same"), "tan": (1, "floating-point", "same"),
-    "tanh": (1, "floating-point", "same"), "trunc": (1, "real numeric", "same"),
-}
-# Functions that leave some kinds unchanged: the result is a copy of the input.
-_IDENTITY = {"ceil": ("int",), "floor": ("int",), "trunc": ("int",), "round": ("int",),
-             "conj": ("int", "float"), "real": ("int", "float")}
-# The NumPy ufuncs of the functions whose names differ; ``real`` and ``imag`` have none.
-_UFUNC_NAMES = {"acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh",
-                "atan": "arctan", "atan2": "arctan2", "atanh": "arctanh",
-                "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift",
-                "bitwise_invert": "invert", "conj": "conjugate", "pow": "power",
-                "round": "rint", "real": None, "imag": None}
 
 
 def _check(name, dtype):
-    category = _FUNCTIONS[name][1]
-    if dtype.kind not in _CATEGORIES[category]:
+    category = FUNCTIONS[name].category
+    if dtype.kind not in CATEGORIES[category]:
         raise TypeError(f"{name} takes arrays of {category} dtypes, not {dtype}")
 
 
@@ -105,14 +49,14 @@ def _numpy_loop(name, dtypes):
     results, stored as bool, are the truth values NumPy's bool loop gives. A logical function
     of numbers runs on their truth values (nonzero is true).
     """
-    ufunc = getattr(np, _UFUNC_NAMES.get(name, name) or "", None)
+    ufunc = getattr(np, FUNCTIONS[name].ufunc or "", None)
     twins = tuple(numpy_twin(d) for d in dtypes)
     try:
         loop = ufunc.resolve_dtypes(twins + (None,))
     except (AttributeError, TypeError):
         return None
     computation, result = from_numpy_dtype(loop[0]), from_numpy_dtype(loop[-1])
-    category = _CATEGORIES[_FUNCTIONS[name][1]]
+    category = CATEGORIES[FUNCTIONS[name].category]
     if computation is float16 and bfloat16 in dtypes:
         computation = result = bfloat16
     if category == ("bool",):
@@ -145,28 +89,28 @@ def _operation(name, dtypes):
         strict_error = str(error)
     loop = _numpy_loop(name, dtypes)
     if loop is None:
-        raise TypeError(f"{name} takes arrays of {_FUNCTIONS[name][1]} dtypes, not "
+        raise TypeError(f"{name} takes arrays of {FUNCTIONS[name].category} dtypes, not "
                         f"{' and '.join(map(str, dtypes))}")
     return (*loop, strict_error)
 
 
 def _result_dtype(name, dtype):
-    rule = _FUNCTIONS[name][2]
+    rule = FUNCTIONS[name].result
     if rule == "bool":
         return bool_
     if rule == "real":
-        return _REAL.get(dtype, dtype)
+        return REAL_OF_COMPLEX.get(dtype, dtype)
     return dtype
 
 
 def _kind(name, dtype):
     """The implementation kind of ``name`` for ``dtype``: the dtype's own where the function
     has one (nextafter in float16 and bfloat16), else that of its category."""
-    return dtype.name if dtype.name in IMPLEMENTATIONS[name] else _KIND[dtype.kind]
+    return dtype.name if dtype.name in FUNCTIONS[name].kinds else _KIND[dtype.kind]
 
 
 @functools.lru_cache(maxsize=4096)
-def _unary_signature(name, dtype, shape, strides):
+def _unary_signature(name, dtype, shape, strides, backend):
     """What a call needs besides the address: the kind, whether the result is ``x`` itself,
     the result's dtype, layout and size in bytes, the computation dtype, the kernel job when
     one thread runs it, and the error strict mode raises (None where the standard allows
@@ -175,40 +119,32 @@ def _unary_signature(name, dtype, shape, strides):
     kind = _kind(name, operation)
     out_strides = dense_strides_like(shape, strides)
     compute_dtype = computation_dtype(operation)
-    job = elementwise_job(name, kind, ((strides, dtype), (out_strides, result_dtype)), shape,
-                          compute_dtype)
-    return (kind, kind in _IDENTITY.get(name, ()), result_dtype, out_strides,
-            size_of(shape) * result_dtype.itemsize, compute_dtype,
-            job if job.plan is not None and not job.parallel else None, strict_error)
+    job = backend.elementwise_job(name, kind, ((strides, dtype), (out_strides, result_dtype)),
+                                  shape, compute_dtype)
+    return (kind, kind in FUNCTIONS[name].copies, result_dtype, out_strides,
+            size_of(shape) * result_dtype.itemsize, compute_dtype, job, strict_error)
 
 
 def _unary(name, x, /):
     if not isinstance(x, ndarray):
         raise TypeError(f"{name} expects a dlnumba.ndarray, not {type(x).__name__}")
+    backend = backend_of(x._device)
     kind, identity, result_dtype, out_strides, nbytes, compute_dtype, job, strict_error = \
-        _unary_signature(name, x._dtype, x._shape, x._strides)
+        _unary_signature(name, x._dtype, x._shape, x._strides, backend)
     if strict_error is not None and is_strict():
         raise TypeError(strict_error)
     if identity:
         return x._copy(result_dtype)
-    if job is not None and x._device is CPU:
-        # The common case, kept lean: fresh host memory overlaps no input.
-        address, owner = allocate_host(nbytes)
+    if job is not None:
+        # The common case, kept lean: fresh memory overlaps no input.
+        address, owner = backend.allocate(nbytes)
         job.call(x._address, address)
-        return ndarray._new(address, x._shape, out_strides, result_dtype, CPU, owner, False)
+        return ndarray._new(address, x._shape, out_strides, result_dtype, x._device, owner,
+                            False)
     out = ndarray._empty(x._shape, result_dtype, x._device, strides=out_strides)
-    _apply(name, kind, ((x._address, x._strides, x._dtype),),
-           (out._address, out._strides, out._dtype), x._shape, compute_dtype, x._device)
+    backend.apply_elementwise(name, kind, ((x._address, x._strides, x._dtype),),
+                              (out._address, out._strides, out._dtype), x._shape, compute_dtype)
     return out
-
-
-def _apply(name, kind, inputs, out, shape, compute_dtype, device):
-    """:func:`.kernels.apply_elementwise` on the CPU, its CUDA twin on a CUDA device."""
-    if device is CPU:
-        apply_elementwise(name, kind, inputs, out, shape, compute_dtype)
-    else:
-        _cuda(device).apply_elementwise(name, kind, inputs, out, shape, compute_dtype,
-                                        device.index)
 
 
 def _as_operands(name, x1, x2):
@@ -236,20 +172,21 @@ def _scalar_array(value, x):
     elif dtype.kind not in _SCALAR_KINDS[type(value)] and not is_strict():
         # NumPy 2's rules for a Python scalar of another kind: it takes the default dtype of
         # its kind, except a bool, which takes the array's.
-        dtype = dtype if type(value) is bool else _PYTHON_TYPES[type(value)]
+        dtype = dtype if type(value) is bool else PYTHON_TYPES[type(value)]
     else:
         check_scalar_kind(value, dtype)
-    if dtype is bfloat16 or x._device is not CPU:
-        from ._creation_functions import full
-        return full((), value, dtype=dtype, device=x._device)
-    return scalar_source(value, dtype)
+    source = scalar_source(value, dtype)
+    if source._dtype is dtype and source._device is x._device:
+        return source
+    from ._creation_functions import full
+    return full((), value, dtype=dtype, device=x._device)
 
 
 _SCALARS = (bool, int, float, complex)
 
 
 @functools.lru_cache(maxsize=4096)
-def _binary_signature(name, dtype1, dtype2, shape1, shape2, strides1, strides2):
+def _binary_signature(name, dtype1, dtype2, shape1, shape2, strides1, strides2, backend):
     """What a call needs besides the addresses: the result's shape, dtype, layout and size in
     bytes, the broadcast strides, the computation's kind and dtype, the kernel job when one
     thread runs it, and the error strict mode raises (None where the standard allows the
@@ -261,11 +198,11 @@ def _binary_signature(name, dtype1, dtype2, shape1, shape2, strides1, strides2):
     template = strides1 if shape1 == shape else strides2 if shape2 == shape else c_strides(shape)
     out_strides = dense_strides_like(shape, template)
     kind, compute_dtype = _kind(name, dtype), computation_dtype(dtype)
-    job = elementwise_job(name, kind, ((strides1, dtype1), (strides2, dtype2),
-                                       (out_strides, result_dtype)), shape, compute_dtype)
+    job = backend.elementwise_job(name, kind, ((strides1, dtype1), (strides2, dtype2),
+                                               (out_strides, result_dtype)), shape,
+                                  compute_dtype)
     return (shape, result_dtype, out_strides, size_of(shape) * result_dtype.itemsize, strides1,
-            strides2, kind, compute_dtype,
-            job if job.plan is not None and not job.parallel else None, strict_error)
+            strides2, kind, compute_dtype, job, strict_error)
 
 
 def _binary(name, x1, x2, /, out=None):
@@ -273,28 +210,31 @@ def _binary(name, x1, x2, /, out=None):
         x1, x2 = _as_operands(name, x1, x2)
     if x1._device is not x2._device and x1._device != x2._device:
         raise ValueError(f"{name}: arrays on {x1.device} and {x2.device} cannot be combined")
+    backend = backend_of(x1._device)
     (shape, result_dtype, out_strides, nbytes, strides1, strides2, kind, compute_dtype, job,
      strict_error) = _binary_signature(name, x1._dtype, x2._dtype, x1._shape, x2._shape,
-                                       x1._strides, x2._strides)
+                                       x1._strides, x2._strides, backend)
     if strict_error is not None and is_strict():
         raise TypeError(strict_error)
     if out is None:
-        if job is not None and x1._device is CPU:
-            # The common case, kept lean: fresh host memory overlaps no input.
-            address, owner = allocate_host(nbytes)
+        if job is not None:
+            # The common case, kept lean: fresh memory overlaps no input.
+            address, owner = backend.allocate(nbytes)
             job.call(x1._address, x2._address, address)
-            return ndarray._new(address, shape, out_strides, result_dtype, CPU, owner, False)
+            return ndarray._new(address, shape, out_strides, result_dtype, x1._device, owner,
+                                False)
         out = ndarray._empty(shape, result_dtype, x1._device, strides=out_strides)
     elif out._dtype is not result_dtype or out._shape != shape:
         raise TypeError(f"in-place {name} would change the array's dtype {out._dtype} or shape "
                         f"{out.shape} to {result_dtype} {shape}")
-    _apply(name, kind, ((x1._address, strides1, x1._dtype), (x2._address, strides2, x2._dtype)),
-           (out._address, out._strides, out._dtype), shape, compute_dtype, x1._device)
+    backend.apply_elementwise(name, kind, ((x1._address, strides1, x1._dtype),
+                                           (x2._address, strides2, x2._dtype)),
+                              (out._address, out._strides, out._dtype), shape, compute_dtype)
     return out
 
 
 def _make(name):
-    arity = _FUNCTIONS[name][0]
+    arity = FUNCTIONS[name].arity
     if arity == 1:
         def function(x, /):
             return _unary(name, x)
@@ -302,16 +242,18 @@ def _make(name):
         def function(x1, x2, /):
             return _binary(name, x1, x2)
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = (f"Elementwise ``{name}`` (array API standard); takes {_FUNCTIONS[name][1]} "
-                        "dtypes" + (", and Python scalars for either operand." if arity == 2 else "."))
+    function.__doc__ = (f"Elementwise ``{name}`` (array API standard); takes "
+                        f"{FUNCTIONS[name].category} dtypes"
+                        + (", and Python scalars for either operand." if arity == 2 else "."))
     return function
 
 
-for _name in _FUNCTIONS:
+for _name in FUNCTIONS:
     globals()[_name] = _make(_name)
 
 
-def clip(x, /, min=None, max=None):
+def clip(x: ndarray, /, min: ndarray | int | float | None = None,
+         max: ndarray | int | float | None = None) -> ndarray:
     """Clamp each element of ``x`` to ``[min, max]``; the result has ``x``'s dtype.
 
     ``min`` and ``max`` are arrays or Python scalars of ``x``'s kind (None: no bound); a NaN
@@ -340,4 +282,85 @@ def clip(x, /, min=None, max=None):
 
 
 _builtin_min, _builtin_max = min, max
-__all__ = sorted(_FUNCTIONS) + ["clip"]
+__all__ = sorted(FUNCTIONS) + ["clip"]
+
+
+if TYPE_CHECKING:  # the functions the loop above makes, spelled out for type checkers
+    __all__ = [
+        "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+        "bitwise_invert", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
+        "ceil", "conj", "copysign", "cos", "cosh", "divide", "equal", "exp", "expm1", "floor",
+        "floor_divide", "greater", "greater_equal", "hypot", "imag", "isfinite", "isinf", "isnan",
+        "less", "less_equal", "log", "log10", "log1p", "log2", "logaddexp", "logical_and",
+        "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "multiply", "negative",
+        "nextafter", "not_equal", "positive", "pow", "real", "reciprocal", "remainder", "round",
+        "sign", "signbit", "sin", "sinh", "sqrt", "square", "subtract", "tan", "tanh", "trunc",
+        "clip",
+    ]
+
+    def abs(x: ndarray, /) -> ndarray: ...
+    def acos(x: ndarray, /) -> ndarray: ...
+    def acosh(x: ndarray, /) -> ndarray: ...
+    def add(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def asin(x: ndarray, /) -> ndarray: ...
+    def asinh(x: ndarray, /) -> ndarray: ...
+    def atan(x: ndarray, /) -> ndarray: ...
+    def atan2(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def atanh(x: ndarray, /) -> ndarray: ...
+    def bitwise_and(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def bitwise_invert(x: ndarray, /) -> ndarray: ...
+    def bitwise_left_shift(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def bitwise_or(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def bitwise_right_shift(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def bitwise_xor(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def ceil(x: ndarray, /) -> ndarray: ...
+    def conj(x: ndarray, /) -> ndarray: ...
+    def copysign(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def cos(x: ndarray, /) -> ndarray: ...
+    def cosh(x: ndarray, /) -> ndarray: ...
+    def divide(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def equal(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def exp(x: ndarray, /) -> ndarray: ...
+    def expm1(x: ndarray, /) -> ndarray: ...
+    def floor(x: ndarray, /) -> ndarray: ...
+    def floor_divide(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def greater(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def greater_equal(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def hypot(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def imag(x: ndarray, /) -> ndarray: ...
+    def isfinite(x: ndarray, /) -> ndarray: ...
+    def isinf(x: ndarray, /) -> ndarray: ...
+    def isnan(x: ndarray, /) -> ndarray: ...
+    def less(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def less_equal(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def log(x: ndarray, /) -> ndarray: ...
+    def log10(x: ndarray, /) -> ndarray: ...
+    def log1p(x: ndarray, /) -> ndarray: ...
+    def log2(x: ndarray, /) -> ndarray: ...
+    def logaddexp(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def logical_and(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def logical_not(x: ndarray, /) -> ndarray: ...
+    def logical_or(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def logical_xor(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def maximum(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def minimum(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def multiply(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def negative(x: ndarray, /) -> ndarray: ...
+    def nextafter(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def not_equal(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def positive(x: ndarray, /) -> ndarray: ...
+    def pow(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def real(x: ndarray, /) -> ndarray: ...
+    def reciprocal(x: ndarray, /) -> ndarray: ...
+    def remainder(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def round(x: ndarray, /) -> ndarray: ...
+    def sign(x: ndarray, /) -> ndarray: ...
+    def signbit(x: ndarray, /) -> ndarray: ...
+    def sin(x: ndarray, /) -> ndarray: ...
+    def sinh(x: ndarray, /) -> ndarray: ...
+    def sqrt(x: ndarray, /) -> ndarray: ...
+    def square(x: ndarray, /) -> ndarray: ...
+    def subtract(x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray: ...
+    def tan(x: ndarray, /) -> ndarray: ...
+    def tanh(x: ndarray, /) -> ndarray: ...
+    def trunc(x: ndarray, /) -> ndarray: ...

@@ -6,18 +6,20 @@ the host (index arrays on a device are copied there); the gathers and scatters r
 array is, on the CPU or a CUDA device.
 """
 
+from __future__ import annotations
+
 import operator
 
 import numpy as np
 
 from ._arguments import normalize_axis
-from ._array_object import _cuda, ndarray
+from ._array_object import ndarray
+from ._backend import backend_of
 from ._devices import CPU
-from ._dtypes import int64, uint64
+from ._dtypes import INTEGER, int64, uint64
 from ._layout import broadcast_shapes, broadcast_strides, size_of, view_of
 from ._mode import is_strict
-from .kernels import _UNITS
-from .kernels.indexing import add_index_offsets, gather, layout_offsets, mask_offsets, scatter
+from .kernels.indexing import add_index_offsets, layout_offsets, mask_offsets
 
 
 def is_array_index(key):
@@ -65,7 +67,8 @@ def array_index_offsets(x, key):
     for k in parts:
         integer_array = isinstance(k, ndarray) and k._dtype.kind in ("signed integer",
                                                                     "unsigned integer")
-        if not integer_array and (isinstance(k, (bool, ndarray)) or not hasattr(type(k), "__index__")):
+        if not integer_array and (isinstance(k, (bool, ndarray))
+                                  or not hasattr(type(k), "__index__")):
             raise IndexError(f"integer array indexing takes only integers and integer arrays, "
                              f"one per dimension; got {k!r}")
     if len(parts) != x.ndim:
@@ -83,7 +86,7 @@ def _array_among_slices_offsets(x, parts, position):
     """Offsets of ``x[parts]`` where ``parts[position]`` is an integer array and the others
     slices or ``...``: the slices' view, with the array's (flattened) indices along its axis."""
     index = parts[position]
-    if index._dtype.kind not in ("signed integer", "unsigned integer"):
+    if index._dtype.kind not in INTEGER:
         raise IndexError(f"an array index must be of an integer or bool dtype, not {index._dtype}")
     offset, shape, strides = view_of(parts[:position] + (slice(None),) + parts[position + 1:],
                                      x._shape, x._strides)
@@ -148,11 +151,7 @@ def _mask_offsets(x, mask):
 def gather_offsets(x, shape, offsets):
     """A new array of ``shape`` holding the elements of ``x`` at ``offsets``."""
     out = ndarray._empty(shape, x._dtype, x.device)
-    if x._device is CPU:
-        gather(x._address, offsets, out._address, _UNITS[x._dtype.itemsize])
-    else:
-        _cuda(x._device).gather(x._address, offsets, out._address, x._dtype.itemsize,
-                                x._device.index)
+    backend_of(x._device).gather(x._address, offsets, out._address, x._dtype.itemsize)
     return out
 
 
@@ -160,14 +159,10 @@ def scatter_offsets(x, shape, offsets, value):
     """Write ``value`` (broadcast to ``shape``, cast to ``x``'s dtype) to ``x`` at ``offsets``."""
     source = ndarray._empty(shape, x._dtype, x.device)
     source._assign(value)
-    if x._device is CPU:
-        scatter(source._address, offsets, x._address, _UNITS[x._dtype.itemsize])
-    else:
-        _cuda(x._device).scatter(source._address, offsets, x._address, x._dtype.itemsize,
-                                 x._device.index)
+    backend_of(x._device).scatter(source._address, offsets, x._address, x._dtype.itemsize)
 
 
-def take(x, indices, /, *, axis=None):
+def take(x: ndarray, indices: ndarray, /, *, axis: int | None = None) -> ndarray:
     """Elements of ``x`` at integer ``indices`` (1-D) along ``axis``.
 
     ``axis`` may be omitted for a 1-D ``x``. Negative indices count from the end. Outside
@@ -200,7 +195,7 @@ def take(x, indices, /, *, axis=None):
     return _take_along(x, placed, axis, shape)
 
 
-def take_along_axis(x, indices, /, *, axis=-1):
+def take_along_axis(x: ndarray, indices: ndarray, /, *, axis: int = -1) -> ndarray:
     """``out[..., j, ...] = x[..., indices[..., j, ...], ...]`` along ``axis``.
 
     ``indices`` has ``x``'s number of dimensions and broadcasts with it except along ``axis``.
@@ -228,5 +223,5 @@ def _take_along(x, indices, axis, shape):
 def _check(x, indices, name):
     if not isinstance(x, ndarray) or not isinstance(indices, ndarray):
         raise TypeError(f"{name} expects dlnumba arrays")
-    if indices._dtype.kind not in ("signed integer", "unsigned integer"):
+    if indices._dtype.kind not in INTEGER:
         raise TypeError(f"{name} needs integer indices, not {indices._dtype}")

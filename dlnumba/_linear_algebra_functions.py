@@ -6,22 +6,24 @@ and round back. Operands go to the kernels as C-contiguous matrices (copied only
 not) and one offset per matrix, so broadcast batches are never copied.
 """
 
+from __future__ import annotations
+
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._arguments import check_array, check_int, on_host
 from ._array_object import ndarray
-from ._dtypes import (DTYPES, common_dtype, complex64, complex128, computation_dtype, float32,
-                      float64)
+from ._dtypes import DTYPES, NUMERIC, common_dtype, computation_dtype
 from ._layout import broadcast_shapes, broadcast_strides, c_strides, reshaped_strides, size_of
 from .kernels import linalg as kernels
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
-NUMERIC = ("signed integer", "unsigned integer", "real floating", "complex floating")
-FLOATING = ("real floating", "complex floating")
-REAL = {complex64: float32, complex128: float64}
 TAGS = {d: np.empty(0, d.storage) for d in DTYPES if computation_dtype(d) is d}
 
 
@@ -64,7 +66,7 @@ def rounded(x, dtype):
     return x if x._dtype is dtype else x._copy(dtype)
 
 
-def matrix_transpose(x, /):
+def matrix_transpose(x: ndarray, /) -> ndarray:
     """Transpose the last two dimensions of ``x`` (a view).
 
     Raises
@@ -78,7 +80,7 @@ def matrix_transpose(x, /):
 
 
 @on_host  # the same object in dlnumba and dlnumba.linalg
-def matmul(x1, x2, /):
+def matmul(x1: ndarray, x2: ndarray, /) -> ndarray:
     """Matrix product of ``x1`` and ``x2`` (array API broadcasting and 1-D rules).
 
     A 1-D ``x1`` is a row vector, a 1-D ``x2`` a column vector; that dimension is dropped from
@@ -127,7 +129,8 @@ def product(a, b, dtype):
 
 
 @on_host  # the same object in dlnumba and dlnumba.linalg
-def tensordot(x1, x2, /, *, axes=2):
+def tensordot(x1: ndarray, x2: ndarray, /, *,
+              axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> ndarray:
     """Contract ``x1`` and ``x2`` over ``axes``.
 
     Parameters
@@ -201,7 +204,7 @@ def _as_matrix(x, order, split, dtype):
 
 
 @on_host  # the same object in dlnumba and dlnumba.linalg
-def vecdot(x1, x2, /, *, axis=-1):
+def vecdot(x1: ndarray, x2: ndarray, /, *, axis: int = -1) -> ndarray:
     """Dot products of the vectors along ``axis``, the first conjugated: ``sum(conj(x1) * x2)``.
 
     ``axis`` is negative (counted from the end after broadcasting); the other dimensions

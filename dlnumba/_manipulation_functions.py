@@ -6,20 +6,30 @@ the others write a new C-contiguous array through the copy engine, each input on
 ``copy_array`` call over a layout that may repeat it with zero strides (``tile``, ``repeat``).
 """
 
+from __future__ import annotations
+
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._arguments import check_array, check_int, normalize_axes, normalize_axis
 from ._array_object import _from_numpy, ndarray
+from ._dtypes import INTEGER
 from ._data_type_functions import promoted_dtype
 from ._devices import CPU
 from ._indexing_functions import take
 from ._layout import MAX_NDIM, broadcast_shapes as _broadcast_shapes, broadcast_strides, \
     c_strides, reshaped_strides, size_of
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
 
-def broadcast_shapes(*shapes):
+    from ._typing import Axes, Scalar
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape that arrays of ``shapes`` broadcast to (array API broadcasting rules).
 
     Raises
@@ -36,7 +46,7 @@ def broadcast_shapes(*shapes):
     return _broadcast_shapes(*shapes)
 
 
-def reshape(x, /, shape, *, copy=None):
+def reshape(x: ndarray, /, shape: tuple[int, ...], *, copy: bool | None = None) -> ndarray:
     """Give ``x`` a new shape: a view whenever the strides allow, else a C-ordered copy.
 
     Parameters
@@ -89,7 +99,7 @@ def _resolve_shape(shape, size, old_shape):
     return shape
 
 
-def broadcast_to(x, /, shape):
+def broadcast_to(x: ndarray, /, shape: tuple[int, ...]) -> ndarray:
     """A read-only view of ``x`` broadcast to ``shape`` (zero strides where it repeats).
 
     Raises
@@ -109,7 +119,7 @@ def broadcast_to(x, /, shape):
     return view
 
 
-def broadcast_arrays(*arrays):
+def broadcast_arrays(*arrays: ndarray) -> tuple[ndarray, ...]:
     """The arrays broadcast against one another: a tuple of read-only views, except that an
     array already of the common shape is returned as it is."""
     for x in arrays:
@@ -118,7 +128,8 @@ def broadcast_arrays(*arrays):
     return tuple(x if x.shape == shape else broadcast_to(x, shape) for x in arrays)
 
 
-def concat(arrays, /, *, axis=0):
+def concat(arrays: tuple[ndarray, ...] | list[ndarray], /, *,
+           axis: int | None = 0) -> ndarray:
     """Join arrays along an existing ``axis`` (flattened first when ``axis`` is None); the
     result has the dtype ``result_type`` gives.
 
@@ -153,7 +164,7 @@ def concat(arrays, /, *, axis=0):
     return out
 
 
-def stack(arrays, /, *, axis=0):
+def stack(arrays: tuple[ndarray, ...] | list[ndarray], /, *, axis: int = 0) -> ndarray:
     """Join arrays of one shape along a new ``axis``; the result has the dtype ``result_type``
     gives.
 
@@ -175,7 +186,7 @@ def stack(arrays, /, *, axis=0):
     return out
 
 
-def expand_dims(x, /, axis):
+def expand_dims(x: ndarray, /, axis: Axes) -> ndarray:
     """A view of ``x`` with a size-1 dimension at ``axis`` (an int, or a tuple of positions in
     the result).
 
@@ -200,7 +211,7 @@ def expand_dims(x, /, axis):
     return x._view(0, tuple(shape), tuple(strides))
 
 
-def flip(x, /, *, axis=None):
+def flip(x: ndarray, /, *, axis: Axes | None = None) -> ndarray:
     """A view of ``x`` with the order of elements reversed along ``axis`` (all axes if None)."""
     check_array("flip", x)
     axes = range(x.ndim) if axis is None else normalize_axes(axis, x.ndim, "flip")
@@ -212,7 +223,7 @@ def flip(x, /, *, axis=None):
     return x._view(offset, x.shape, tuple(strides))
 
 
-def moveaxis(x, source, destination, /):
+def moveaxis(x: ndarray, source: Axes, destination: Axes, /) -> ndarray:
     """A view of ``x`` with the axes ``source`` moved to positions ``destination``, the other
     axes keeping their order.
 
@@ -233,7 +244,7 @@ def moveaxis(x, source, destination, /):
     return _permuted(x, order)
 
 
-def permute_dims(x, /, axes):
+def permute_dims(x: ndarray, /, axes: tuple[int, ...]) -> ndarray:
     """A view of ``x`` with its axes in the order ``axes`` (a permutation; negative counts from
     the end).
 
@@ -250,7 +261,7 @@ def permute_dims(x, /, axes):
     return _permuted(x, normalize_axes(axes, x.ndim, "permute_dims"))
 
 
-def squeeze(x, /, axis):
+def squeeze(x: ndarray, /, axis: Axes) -> ndarray:
     """A view of ``x`` without the size-1 dimensions ``axis`` (an int or a tuple).
 
     Raises
@@ -267,7 +278,7 @@ def squeeze(x, /, axis):
     return x._view(0, tuple(x.shape[d] for d in keep), tuple(x._strides[d] for d in keep))
 
 
-def unstack(x, /, *, axis=0):
+def unstack(x: ndarray, /, *, axis: int = 0) -> tuple[ndarray, ...]:
     """The slices of ``x`` along ``axis``, as a tuple of views."""
     check_array("unstack", x)
     axis = normalize_axis(axis, x.ndim, "unstack")
@@ -276,7 +287,8 @@ def unstack(x, /, *, axis=0):
     return tuple(x._view(i * x._strides[axis], shape, strides) for i in range(x.shape[axis]))
 
 
-def roll(x, /, shift, *, axis=None):
+def roll(x: ndarray, /, shift: int | tuple[int, ...], *,
+         axis: Axes | None = None) -> ndarray:
     """A copy of ``x`` with elements shifted by ``shift`` along ``axis`` (over the flattened
     array if None), those shifted past the end coming back at the start.
 
@@ -328,7 +340,7 @@ def _roll_into(out, x, shifts):
         out._view(dst, shape, out._strides)._assign(x._view(src, shape, x._strides))
 
 
-def repeat(x, repeats, /, *, axis=None):
+def repeat(x: ndarray, repeats: int | ndarray, /, *, axis: int | None = None) -> ndarray:
     """Each element of ``x`` repeated ``repeats`` times along ``axis`` (of the flattened ``x``
     if None).
 
@@ -348,7 +360,7 @@ def repeat(x, repeats, /, *, axis=None):
     axis = normalize_axis(axis, x.ndim, "repeat")
     n = x.shape[axis]
     if isinstance(repeats, ndarray):
-        if repeats._dtype.kind not in ("signed integer", "unsigned integer"):
+        if repeats._dtype.kind not in INTEGER:
             raise TypeError(f"repeat counts must be an integer array, not {repeats._dtype}")
         if repeats.device != x.device:
             raise ValueError(f"repeat: arrays on {x.device} and {repeats.device} cannot be "
@@ -375,7 +387,7 @@ def repeat(x, repeats, /, *, axis=None):
     return out
 
 
-def tile(x, repetitions, /):
+def tile(x: ndarray, repetitions: tuple[int, ...], /) -> ndarray:
     """``x`` repeated ``repetitions[i]`` times along each axis ``i`` (shapes and repetitions
     aligned on the right, the shorter padded with ones).
 
@@ -405,7 +417,8 @@ def tile(x, repetitions, /):
     return out
 
 
-def pad(x, pad_width, /, mode="constant", *, constant_values=0):
+def pad(x: ndarray, pad_width: int | Sequence[int] | Sequence[Sequence[int]], /,
+        mode: Literal["constant"] = "constant", *, constant_values: Scalar = 0) -> ndarray:
     """``x`` with ``constant_values`` added before and after along each axis: NumPy's ``pad``
     in its constant mode, an extension (xarray's ``shift``, ``pad`` and ``rolling`` use it).
 

@@ -7,15 +7,21 @@ library authors checking that their code is portable. The process default comes 
 environment variable ``DLNUMBA_STRICT`` (``1`` turns it on).
 """
 
+from __future__ import annotations
+
 import contextlib
 import contextvars
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 _process_strict = os.environ.get("DLNUMBA_STRICT", "0") not in ("", "0")
 _scoped_strict = contextvars.ContextVar("dlnumba_strict", default=None)
 
 
-def is_strict():
+def is_strict() -> bool:
     """Whether strict mode is on here (in this thread or task, else for the process)."""
     scoped = _scoped_strict.get()
     return _process_strict if scoped is None else scoped
@@ -27,7 +33,7 @@ def _checked(enabled):
     return enabled
 
 
-def set_strict(enabled):
+def set_strict(enabled: bool) -> bool:
     """Switch strict mode on or off for the whole process; returns the previous setting.
 
     A :func:`strict` block in effect still decides inside it.
@@ -38,7 +44,7 @@ def set_strict(enabled):
 
 
 @contextlib.contextmanager
-def strict(enabled=True):
+def strict(enabled: bool = True) -> Iterator[None]:
     """A ``with`` block in strict mode (or, with ``enabled=False``, out of it), in the current
     thread or task only.
 

@@ -16,7 +16,7 @@ from ._version import __version__
 
 _CacheImpl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.6x
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-_COMPILED_SOURCES = ("_capi.py", "kernels")
+_COMPILED_SOURCES = ("_capi.py", "kernels", "shared")
 
 
 def _salt():

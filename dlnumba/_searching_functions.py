@@ -1,63 +1,49 @@
 """Searching functions: argmax, argmin, count_nonzero (on the reduction engine), nonzero,
 searchsorted, where."""
 
-import numpy as np
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 
 from ._arguments import check_array, normalize_axis
-from ._array_object import _cuda, check_scalar_kind, ndarray
+from ._array_object import check_scalar_kind, ndarray
+from ._backend import backend_of
 from ._creation_functions import full
 from ._data_type_functions import promoted_dtype
-from ._devices import CPU
-from ._dtypes import _PYTHON_TYPES, bool as bool_, common_dtype, int64
+from ._dtypes import PYTHON_TYPES, bool as bool_, common_dtype, int64
 from ._mode import is_strict
-from ._elementwise_functions import _binary
-from ._manipulation_functions import reshape
 from ._layout import broadcast_shapes, broadcast_strides, c_strides, reshaped_strides
 from ._set_functions import _NO_ORDER, _flat
-from ._statistical_functions import (_ALL, _axes, _check_keepdims, _cumulative, _reduce,
-                                     _shaped, real_numeric)
-from .kernels import _UNITS
-from .kernels.plan import make_plan
-from .kernels.reduction import arg_reduce_array
-from .kernels.searching import nonzero as nonzero_kernel, where as where_kernel
+from ._statistical_functions import _ALL, _axes, _check_keepdims, _reduce, _shaped, real_numeric
 from .kernels.sorting import key_layout, search_sorted
+from .shared.plan import make_plan
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from ._typing import Axes, Scalar
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
 _SIDES = {"left": 0, "right": 1}
 
 
-def nonzero(x, /):
+def nonzero(x: ndarray, /) -> tuple[ndarray, ...]:
     """The indices of the non-zero elements of ``x`` (at least 1-D), one int64 array per
     dimension, in C order. NaN is non-zero; so is a complex number with a non-zero part."""
     if not isinstance(x, ndarray):
         raise TypeError(f"nonzero expects a dlnumba.ndarray, not {type(x).__name__}")
     if x.ndim == 0:
         raise ValueError("nonzero needs an array of at least one dimension, not a 0-d array")
-    if x._device is not CPU:
-        return _nonzero_on_device(x)
-    unit, codec, components = key_layout(x._dtype)
-    layout = (np.array(x.shape, np.int64), np.array(x._strides, np.int64), x._address, unit,
-              codec[3], components)
-    count = nonzero_kernel(*layout, np.empty((0, 0), np.int64)) if x.size else 0
-    indices = ndarray._empty((x.ndim, count), int64, x.device)
-    if count:
-        nonzero_kernel(*layout, indices._numpy())
-    return _rows(indices)
+    indices = []
 
+    def output(count):
+        indices.append(ndarray._empty((x.ndim, count), int64, x._device))
+        return indices[0]._address
 
-def _nonzero_on_device(x):
-    """:func:`nonzero` on a CUDA device: the flags ``x != 0`` in C order (a copy unless they
-    are C-contiguous), their running count (its last element is the count, the one value read
-    by the host), then the indices."""
-    flags = x if x._dtype is bool_ else _binary("not_equal", x, 0)
-    flags = reshape(flags, (flags.size,), copy=flags._strides != c_strides(flags.shape))
-    positions = _cumulative("nonzero", "sum", 0, flags, None, int64, False)
-    count = int(positions[-1:].to_device(CPU)._numpy()[0]) if x.size else 0
-    indices = ndarray._empty((x.ndim, count), int64, x._device)
-    _cuda(x._device).nonzero_indices(flags._address, positions._address, x.shape,
-                                     indices._address, count, x._device.index)
-    return _rows(indices)
+    backend_of(x._device).nonzero(x._address, x._strides, x._dtype, x._shape, output)
+    return _rows(indices[0])
 
 
 def _rows(indices):
@@ -66,7 +52,9 @@ def _rows(indices):
     return tuple(indices._view(d * count, (count,), (1,)) for d in range(ndim))
 
 
-def searchsorted(x1, x2, /, *, side="left", sorter=None):
+def searchsorted(x1: ndarray, x2: ndarray | int | float, /, *,
+                 side: Literal["left", "right"] = "left",
+                 sorter: ndarray | None = None) -> ndarray:
     """Where each element of ``x2`` would go in the ascending 1-D ``x1`` (or ``x1[sorter]``)
     to keep it sorted: before equal elements (``side="left"``) or after them.
 
@@ -119,7 +107,7 @@ def _sorter(sorter, shape):
     return sorter._copy(int64)._numpy()
 
 
-def where(condition, x1, x2, /):
+def where(condition: ndarray, x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> ndarray:
     """Elements of ``x1`` where the bool ``condition`` is true, of ``x2`` elsewhere.
 
     The three broadcast together; ``x1`` or ``x2`` (not both) may be a Python scalar. The
@@ -145,7 +133,7 @@ def where(condition, x1, x2, /):
         if is_strict():
             raise TypeError(f"where needs x1 or x2 to be an array; got {type(x1).__name__} "
                             f"and {type(x2).__name__}")
-        x1 = full((), x1, dtype=promoted_dtype(_PYTHON_TYPES[type(x1)], x2),
+        x1 = full((), x1, dtype=promoted_dtype(PYTHON_TYPES[type(x1)], x2),
                   device=condition.device)  # NumPy's: two scalars give a default dtype
     dtype = promoted_dtype(x1, x2)
     operands = [condition] + [x if isinstance(x, ndarray) and x._dtype is dtype else
@@ -161,14 +149,7 @@ def where(condition, x1, x2, /):
                      c_strides(shape))
     if plan is None:
         return out
-    if out._device is not CPU:
-        _cuda(out._device).where(plan, *(x._address for x in (*operands, out)), dtype.itemsize,
-                                 out._device.index)
-        return out
-    arguments = [plan.shape]
-    for x, offset, strides in zip((*operands, out), plan.offsets, plan.strides):
-        arguments += (x._address + offset * x._dtype.itemsize, strides)
-    where_kernel(*arguments, _UNITS[dtype.itemsize])
+    backend_of(out._device).where(plan, *(x._address for x in (*operands, out)), dtype.itemsize)
     return out
 
 
@@ -194,26 +175,24 @@ def _arg(name, op, x, axis, keepdims):
 def _arg_reduce(op, x, strides, shape, axis, result):
     """The index reduction ``op`` of ``x``'s memory walked as ``shape`` and ``strides``, on its
     device, into ``result``."""
-    arguments = (op, x._address, strides, x._dtype, shape, axis, result._address)
-    if x._device is CPU:
-        arg_reduce_array(*arguments)
-    else:
-        _cuda(x._device).arg_reduce_array(*arguments, x._device.index)
+    backend_of(x._device).arg_reduce_array(op, x._address, strides, x._dtype, shape, axis,
+                                           result._address)
 
 
-def argmax(x, /, *, axis=None, keepdims=False):
+def argmax(x: ndarray, /, *, axis: int | None = None, keepdims: bool = False) -> ndarray:
     """Position of the first largest element along ``axis`` (None: in the flattened array, C
     order); a NaN counts as the largest. Raises ValueError for an empty array."""
     return _arg("argmax", "max", x, axis, keepdims)
 
 
-def argmin(x, /, *, axis=None, keepdims=False):
+def argmin(x: ndarray, /, *, axis: int | None = None, keepdims: bool = False) -> ndarray:
     """Position of the first smallest element along ``axis`` (None: in the flattened array, C
     order); a NaN counts as the smallest. Raises ValueError for an empty array."""
     return _arg("argmin", "min", x, axis, keepdims)
 
 
-def count_nonzero(x, /, *, axis=None, keepdims=False):
+def count_nonzero(x: ndarray, /, *, axis: Axes | None = None,
+                  keepdims: bool = False) -> ndarray:
     """Number of non-zero elements along ``axis`` (int64)."""
     check_array("count_nonzero", x, _ALL, "any")
     _check_keepdims("count_nonzero", keepdims)

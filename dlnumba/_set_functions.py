@@ -5,15 +5,16 @@ the flattened array groups equal values, each NaN alone; -0 and +0 are one value
 first of them in ``x``. ``isin`` searches each element in a sorted copy of ``x2``.
 """
 
+from __future__ import annotations
+
 from typing import NamedTuple
 
 import numpy as np
 
+from . import kernels
 from ._array_object import ndarray
-from ._dtypes import bool as bool_, common_dtype, int64
+from ._dtypes import INTEGER, bool as bool_, common_dtype, int64
 from ._layout import c_strides
-from .kernels import _UNITS
-from .kernels.indexing import gather
 from .kernels.sorting import group_sorted, key_layout, search_sorted, sort_axis
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
@@ -42,27 +43,27 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: ndarray
 
 
-def unique_all(x, /):
+def unique_all(x: ndarray, /) -> UniqueAllResult:
     """The unique values of ``x`` (flattened, sorted), the position in ``x.reshape(-1)`` of the
     first occurrence of each, the index into ``values`` of each element of ``x`` (``x``'s
     shape), and how often each occurs."""
     return UniqueAllResult(*_unique("unique_all", x, positions=True))
 
 
-def unique_counts(x, /):
+def unique_counts(x: ndarray, /) -> UniqueCountsResult:
     """The unique values of ``x`` (flattened, sorted) and how often each occurs."""
     values, _, _, counts = _unique("unique_counts", x)
     return UniqueCountsResult(values, counts)
 
 
-def unique_inverse(x, /):
+def unique_inverse(x: ndarray, /) -> UniqueInverseResult:
     """The unique values of ``x`` (flattened, sorted) and the index into them of each element
     of ``x`` (an array of ``x``'s shape)."""
     values, _, inverse, _ = _unique("unique_inverse", x, positions=True)
     return UniqueInverseResult(values, inverse)
 
 
-def unique_values(x, /):
+def unique_values(x: ndarray, /) -> ndarray:
     """The unique values of ``x`` (flattened, sorted)."""
     return _unique("unique_values", x)[0]
 
@@ -88,7 +89,7 @@ def _unique(name, x, positions=False):
                         counts._numpy(), inverse_out)
     first, counts = (a._view(0, (runs,), (1,))._copy() for a in (first, counts))
     values = ndarray._empty((runs,), x._dtype, x.device)
-    gather(flat._address, first._numpy(), values._address, _UNITS[x._dtype.itemsize])
+    kernels.gather(flat._address, first._numpy(), values._address, x._dtype.itemsize)
     return values, first, inverse, counts
 
 
@@ -100,7 +101,7 @@ def _flat(x, dtype=None):
     return x._view(0, (x.size,), (1,))
 
 
-def isin(x1, x2, /, *, invert=False):
+def isin(x1: ndarray | int, x2: ndarray | int, /, *, invert: bool = False) -> ndarray:
     """Whether each element of ``x1`` equals some element of ``x2`` (NaN equals nothing).
 
     Either may be a Python int when the other is an integer array; the result is a bool
@@ -136,7 +137,7 @@ def _operand(x, other):
     if not isinstance(other, ndarray):
         raise TypeError(f"isin expects arrays, or an array and a Python int; got "
                         f"{type(x).__name__} and {type(other).__name__}")
-    if type(x) is not int or other._dtype.kind not in ("signed integer", "unsigned integer"):
+    if type(x) is not int or other._dtype.kind not in INTEGER:
         raise TypeError(f"isin takes a Python scalar only as an int with an integer array, "
                         f"not {x!r} with a {other._dtype} array")
     from ._creation_functions import asarray

@@ -6,6 +6,8 @@ stable: equal elements keep their order, in descending sorts too. bool and compl
 as NumPy sorts them (the standard asks only for real numbers).
 """
 
+from __future__ import annotations
+
 from ._arguments import normalize_axis
 from ._array_object import ndarray
 from ._dtypes import int64
@@ -14,7 +16,8 @@ from .kernels.sorting import sort_axis
 __all__ = ["argsort", "sort"]
 
 
-def sort(x, /, *, axis=-1, descending=False, stable=True):
+def sort(x: ndarray, /, *, axis: int = -1, descending: bool = False,
+         stable: bool = True) -> ndarray:
     """A sorted copy of ``x`` along ``axis``.
 
     Parameters
@@ -30,7 +33,8 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     return _sort("sort", x, axis, descending, stable, None)
 
 
-def argsort(x, /, *, axis=-1, descending=False, stable=True):
+def argsort(x: ndarray, /, *, axis: int = -1, descending: bool = False,
+            stable: bool = True) -> ndarray:
     """The int64 positions along ``axis`` that sort ``x`` (see :func:`sort`)."""
     return _sort("argsort", x, axis, descending, stable, int64)
 

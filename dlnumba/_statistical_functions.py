@@ -6,20 +6,23 @@ Reductions accumulate in a computation dtype (the result's, float32 for float16/
 the default integer dtypes for integer sums and products) and cast once at the end.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ._arguments import check_array, normalize_axes, normalize_axis
-from ._array_object import _cuda, ndarray
-from ._devices import CPU
+from ._array_object import ndarray
+from ._backend import backend_of
 from ._elementwise_functions import _binary, _unary
-from ._dtypes import (as_dtype, bool as bool_, complex64, complex128, computation_dtype, float32,
-                      float64, int64, uint8, uint64)
+from ._dtypes import (FLOATING, NUMERIC, REAL_NUMERIC, REAL_OF_COMPLEX, as_dtype, bool as bool_,
+                      computation_dtype, float64, int64, uint64, uint8)
 from ._layout import c_strides, size_of
 from ._mode import is_strict
-from .kernels.reduction import reduce_array, scan_array
 
-_NUMERIC = ("signed integer", "unsigned integer", "real floating", "complex floating")
-_REAL_NUMERIC = ("signed integer", "unsigned integer", "real floating")
-_ALL = ("bool",) + _NUMERIC
-_REAL = {complex64: float32, complex128: float64}
+if TYPE_CHECKING:
+    from ._typing import Axes, DTypeLike
+
+_ALL = ("bool",) + NUMERIC
 
 
 def _axes(name, x, axis):
@@ -50,7 +53,7 @@ def real_numeric(name, x):
     if isinstance(x, ndarray) and x._dtype is bool_ and not is_strict():
         return ndarray._new(x._address, x._shape, x._strides, uint8, x._device, x._owner,
                             x._readonly)
-    check_array(name, x, _REAL_NUMERIC, "real numeric")
+    check_array(name, x, REAL_NUMERIC, "real numeric")
     return x
 
 
@@ -58,7 +61,7 @@ def _averaged_dtype(name, x):
     """The floating dtype ``mean``, ``var`` and ``std`` compute ``x``'s in: its own; outside
     strict mode, float64 for an integer or bool ``x``, as NumPy does."""
     check_array(name, x)
-    if x._dtype.kind in ("real floating", "complex floating"):
+    if x._dtype.kind in FLOATING:
         return x._dtype
     if is_strict():
         raise TypeError(f"{name} takes arrays of floating-point dtypes, not {x._dtype}")
@@ -71,7 +74,7 @@ def _requested_dtype(name, x, dtype):
         raise TypeError(f"{name} takes no dtype argument in the standard (strict mode)")
     check_array(name, x)
     dtype = as_dtype(dtype)
-    if dtype.kind not in ("real floating", "complex floating") or (
+    if dtype.kind not in FLOATING or (
             x._dtype.kind == "complex floating" and dtype.kind != "complex floating"):
         raise TypeError(f"{name}: dtype must be a floating dtype that holds {x._dtype} values, "
                         f"not {dtype}")
@@ -83,11 +86,8 @@ def _reduce(name, op, x, axes, acc_dtype):
     ``acc_dtype``."""
     acc = ndarray._empty(tuple(n for d, n in enumerate(x._shape) if d not in axes), acc_dtype,
                          x._device)
-    arguments = (op, x._address, x._strides, x._dtype, x._shape, axes, acc._address, acc_dtype)
-    if x._device is CPU:
-        reduce_array(*arguments)
-    else:
-        _cuda(x._device).reduce_array(*arguments, x._device.index)
+    backend_of(x._device).reduce_array(op, x._address, x._strides, x._dtype, x._shape, axes,
+                                       acc._address, acc_dtype)
     return acc
 
 
@@ -106,7 +106,7 @@ def _accumulation_dtype(name, x, dtype):
     the standard's default (int64 for bool and signed, uint64 for unsigned integers)."""
     if dtype is not None:
         dtype = as_dtype(dtype)
-        if dtype.kind not in _NUMERIC:
+        if dtype.kind not in NUMERIC:
             raise TypeError(f"{name}: dtype must be a numeric dtype, not {dtype}")
         if x._dtype.kind == "complex floating" and dtype.kind != "complex floating":
             raise TypeError(f"{name}: a {x._dtype} array cannot be accumulated in {dtype}; take "
@@ -126,7 +126,8 @@ def _sum_or_prod(name, op, x, axis, dtype, keepdims):
     return _shaped(result if result._dtype is dtype else result._copy(dtype), x, axes, keepdims)
 
 
-def sum(x, /, *, axis=None, dtype=None, keepdims=False):
+def sum(x: ndarray, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None,
+        keepdims: bool = False) -> ndarray:
     """Sum of the elements along ``axis`` (None: all; an int or a tuple of ints).
 
     ``dtype`` defaults to int64 for bool and signed integers, uint64 for unsigned integers, and
@@ -135,7 +136,8 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False):
     return _sum_or_prod("sum", "sum", x, axis, dtype, keepdims)
 
 
-def prod(x, /, *, axis=None, dtype=None, keepdims=False):
+def prod(x: ndarray, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None,
+         keepdims: bool = False) -> ndarray:
     """Product of the elements along ``axis``; ``dtype`` defaults as for :func:`sum`; the
     product of no elements is 1."""
     return _sum_or_prod("prod", "prod", x, axis, dtype, keepdims)
@@ -154,12 +156,12 @@ def _extreme(name, op, x, axis, keepdims):
     return _shaped(result, x, axes, keepdims)
 
 
-def max(x, /, *, axis=None, keepdims=False):
+def max(x: ndarray, /, *, axis: Axes | None = None, keepdims: bool = False) -> ndarray:
     """Largest element along ``axis``; NaN if any is NaN. Raises ValueError for no elements."""
     return _extreme("max", "max", x, axis, keepdims)
 
 
-def min(x, /, *, axis=None, keepdims=False):
+def min(x: ndarray, /, *, axis: Axes | None = None, keepdims: bool = False) -> ndarray:
     """Smallest element along ``axis``; NaN if any is NaN. Raises ValueError for no elements."""
     return _extreme("min", "min", x, axis, keepdims)
 
@@ -172,7 +174,8 @@ def _mean(name, x, axis, dtype):
     return result, axes
 
 
-def mean(x, /, *, axis=None, keepdims=False, dtype=None):
+def mean(x: ndarray, /, *, axis: Axes | None = None, keepdims: bool = False,
+         dtype: DTypeLike | None = None) -> ndarray:
     """Arithmetic mean along ``axis`` of a floating-point array; NaN for no elements.
 
     Outside strict mode an integer or bool array's mean is float64, and ``dtype`` (an
@@ -198,17 +201,18 @@ def _variance(name, x, axis, correction, keepdims):
     strides = iter(means._strides)
     placed = tuple(0 if d in axes else next(strides) for d in range(x.ndim))
     deviations = _binary("subtract", x, means._view(0, x._shape, placed))
-    real = _REAL.get(computed, computed)
+    real = REAL_OF_COMPLEX.get(computed, computed)
     result = _reduce(name, "sumsq", deviations, axes, real)
     divisor = _reduced_size(x, axes) - correction
     if divisor > 0:
         _divide(result, divisor)
     else:
         result._fill(float("nan"))
-    return result, _REAL.get(dtype, dtype), axes
+    return result, REAL_OF_COMPLEX.get(dtype, dtype), axes
 
 
-def var(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
+def var(x: ndarray, /, *, axis: Axes | None = None, correction: int | float = 0.0,
+        keepdims: bool = False, ddof: int | float | None = None) -> ndarray:
     """Variance along ``axis``, dividing by ``N - correction``; NaN where that is not positive.
 
     A complex array's variance is real (the mean squared magnitude of the deviations). Outside
@@ -220,7 +224,8 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
     return _shaped(_as_dtype(result, dtype), x, axes, keepdims)
 
 
-def std(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
+def std(x: ndarray, /, *, axis: Axes | None = None, correction: int | float = 0.0,
+        keepdims: bool = False, ddof: int | float | None = None) -> ndarray:
     """Standard deviation along ``axis``: the square root of :func:`var`."""
     correction = _correction("std", correction, ddof)
     result, dtype, axes = _variance("std", x, axis, correction, keepdims)
@@ -261,22 +266,20 @@ def _cumulative(name, op, identity, x, axis, dtype, include_initial):
         key = (slice(None),) * axis
         out[key + (slice(0, 1),)]._fill(identity)
         target = out[key + (slice(1, None),)]
-    arguments = (op, x._address, x._strides, x._dtype, x._shape, axis, target._address,
-                 target._strides, dtype)
-    if x._device is CPU:
-        scan_array(*arguments)
-    else:
-        _cuda(x._device).scan_array(*arguments, x._device.index)
+    backend_of(x._device).scan_array(op, x._address, x._strides, x._dtype, x._shape, axis,
+                                     target._address, target._strides, dtype)
     return out
 
 
-def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_sum(x: ndarray, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
+                   include_initial: bool = False) -> ndarray:
     """Running sums along ``axis`` (optional for a 1-D array); ``dtype`` defaults as for
     :func:`sum`; ``include_initial`` puts a 0 first."""
     return _cumulative("cumulative_sum", "sum", 0, x, axis, dtype, include_initial)
 
 
-def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_prod(x: ndarray, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
+                    include_initial: bool = False) -> ndarray:
     """Running products along ``axis`` (optional for a 1-D array); ``dtype`` defaults as for
     :func:`prod`; ``include_initial`` puts a 1 first."""
     return _cumulative("cumulative_prod", "prod", 1, x, axis, dtype, include_initial)

@@ -1,18 +1,25 @@
 """Utility functions: all, any (on the reduction engine), diff."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ._arguments import check_array, check_int, normalize_axis
 from ._array_object import ndarray
-from ._dtypes import bool as bool_
+from ._dtypes import NUMERIC, bool as bool_
 from ._elementwise_functions import subtract
 from ._manipulation_functions import concat
 from ._statistical_functions import _ALL, _axes, _check_keepdims, _reduce, _shaped
 
+if TYPE_CHECKING:
+    from ._typing import Axes
+
 __all__ = ["all", "any", "diff"]
 
-_NUMERIC = ("signed integer", "unsigned integer", "real floating", "complex floating")
 
 
-def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+def diff(x: ndarray, /, *, axis: int = -1, n: int = 1, prepend: ndarray | None = None,
+         append: ndarray | None = None) -> ndarray:
     """The ``n``-th forward difference of ``x`` along ``axis``: ``out[i] = x[i + 1] - x[i]``,
     ``n`` times over.
 
@@ -30,7 +37,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     """
     if not isinstance(x, ndarray):
         raise TypeError(f"diff expects a dlnumba.ndarray, not {type(x).__name__}")
-    if x._dtype.kind not in _NUMERIC:
+    if x._dtype.kind not in NUMERIC:
         raise TypeError(f"diff takes arrays of numeric dtypes, not {x._dtype}")
     if x.ndim == 0:
         raise ValueError("diff needs an array of at least one dimension, not a 0-d array")
@@ -61,11 +68,11 @@ def _truth(name, op, x, axis, keepdims):
     return _shaped(_reduce(name, op, x, axes, bool_), x, axes, keepdims)
 
 
-def all(x, /, *, axis=None, keepdims=False):
+def all(x: ndarray, /, *, axis: Axes | None = None, keepdims: bool = False) -> ndarray:
     """Whether every element along ``axis`` is non-zero (True for no elements)."""
     return _truth("all", "all", x, axis, keepdims)
 
 
-def any(x, /, *, axis=None, keepdims=False):
+def any(x: ndarray, /, *, axis: Axes | None = None, keepdims: bool = False) -> ndarray:
     """Whether some element along ``axis`` is non-zero (False for no elements)."""
     return _truth("any", "any", x, axis, keepdims)

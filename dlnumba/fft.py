@@ -13,13 +13,21 @@ matches the input's, and no complex dtype has 16-bit components (array-api-stric
 and ``ifftshift`` move data only: they are rolls by the copy engine, for every floating dtype.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ._arguments import check_int, on_host_namespace, normalize_axes, normalize_axis
 from ._array_object import _from_numpy, ndarray
 from ._creation_functions import _creation_args
-from ._dtypes import bfloat16, complex64, complex128, float16, float32, float64
+from ._dtypes import (FLOATING, REAL_OF_COMPLEX, bfloat16, complex128, complex64, float16, float32,
+                      float64)
 from ._manipulation_functions import roll
+
+if TYPE_CHECKING:
+    from ._typing import Axes, DeviceLike, DTypeLike, FFTNorm
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
            "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -27,82 +35,93 @@ __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "
 _NORMS = ("backward", "ortho", "forward")
 _TO_COMPLEX = {float32: complex64, float64: complex128, complex64: complex64,
                complex128: complex128}
-_TO_REAL = {complex64: float32, complex128: float64}
 
 
-def fft(x, /, *, n=None, axis=-1, norm="backward"):
+def fft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
+        norm: FFTNorm = "backward") -> ndarray:
     """The 1-D discrete Fourier transform of a complex ``x`` along ``axis`` (zero-padded or
     trimmed to ``n``); the result has ``x``'s dtype."""
     return _along_axis("fft", x, n, axis, norm, "complex floating", _TO_COMPLEX)
 
 
-def ifft(x, /, *, n=None, axis=-1, norm="backward"):
+def ifft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
+         norm: FFTNorm = "backward") -> ndarray:
     """The 1-D inverse discrete Fourier transform of a complex ``x`` along ``axis``."""
     return _along_axis("ifft", x, n, axis, norm, "complex floating", _TO_COMPLEX)
 
 
-def rfft(x, /, *, n=None, axis=-1, norm="backward"):
+def rfft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
+         norm: FFTNorm = "backward") -> ndarray:
     """The 1-D transform of a real ``x``: ``n // 2 + 1`` complex values of its precision."""
     return _along_axis("rfft", x, n, axis, norm, "real floating", _TO_COMPLEX)
 
 
-def irfft(x, /, *, n=None, axis=-1, norm="backward"):
+def irfft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
+          norm: FFTNorm = "backward") -> ndarray:
     """The inverse of ``rfft``: ``n`` (default ``2 * (m - 1)``) real values of ``x``'s
     precision."""
-    return _along_axis("irfft", x, n, axis, norm, "complex floating", _TO_REAL)
+    return _along_axis("irfft", x, n, axis, norm, "complex floating", REAL_OF_COMPLEX)
 
 
-def hfft(x, /, *, n=None, axis=-1, norm="backward"):
+def hfft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
+         norm: FFTNorm = "backward") -> ndarray:
     """The transform of a Hermitian-symmetric signal given by its first half: ``n`` (default
     ``2 * (m - 1)``) real values of ``x``'s precision."""
-    return _along_axis("hfft", x, n, axis, norm, "complex floating", _TO_REAL)
+    return _along_axis("hfft", x, n, axis, norm, "complex floating", REAL_OF_COMPLEX)
 
 
-def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
+def ihfft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
+          norm: FFTNorm = "backward") -> ndarray:
     """The inverse of ``hfft`` for a real ``x``: ``n // 2 + 1`` complex values."""
     return _along_axis("ihfft", x, n, axis, norm, "real floating", _TO_COMPLEX)
 
 
-def fftn(x, /, *, s=None, axes=None, norm="backward"):
+def fftn(x: ndarray, /, *, s: tuple[int, ...] | None = None,
+         axes: tuple[int, ...] | None = None, norm: FFTNorm = "backward") -> ndarray:
     """The n-D discrete Fourier transform of a complex ``x`` over ``axes`` (all if None),
     each zero-padded or trimmed to its size in ``s``."""
     return _over_axes("fftn", x, s, axes, norm, "complex floating", _TO_COMPLEX)
 
 
-def ifftn(x, /, *, s=None, axes=None, norm="backward"):
+def ifftn(x: ndarray, /, *, s: tuple[int, ...] | None = None,
+          axes: tuple[int, ...] | None = None, norm: FFTNorm = "backward") -> ndarray:
     """The n-D inverse discrete Fourier transform of a complex ``x``."""
     return _over_axes("ifftn", x, s, axes, norm, "complex floating", _TO_COMPLEX)
 
 
-def rfftn(x, /, *, s=None, axes=None, norm="backward"):
+def rfftn(x: ndarray, /, *, s: tuple[int, ...] | None = None,
+          axes: tuple[int, ...] | None = None, norm: FFTNorm = "backward") -> ndarray:
     """The n-D transform of a real ``x``; the last transformed axis keeps ``s[-1] // 2 + 1``
     values."""
     return _over_axes("rfftn", x, s, axes, norm, "real floating", _TO_COMPLEX)
 
 
-def irfftn(x, /, *, s=None, axes=None, norm="backward"):
+def irfftn(x: ndarray, /, *, s: tuple[int, ...] | None = None,
+           axes: tuple[int, ...] | None = None, norm: FFTNorm = "backward") -> ndarray:
     """The inverse of ``rfftn``: real values of ``x``'s precision."""
-    return _over_axes("irfftn", x, s, axes, norm, "complex floating", _TO_REAL)
+    return _over_axes("irfftn", x, s, axes, norm, "complex floating", REAL_OF_COMPLEX)
 
 
-def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
+            device: DeviceLike | None = None) -> ndarray:
     """The sample frequencies of a length-``n`` transform with sample spacing ``d``:
     ``[0, 1, ..., -(n // 2), ..., -1] / (d * n)``."""
     return _frequencies("fftfreq", n, d, dtype, device)
 
 
-def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
+             device: DeviceLike | None = None) -> ndarray:
     """The ``n // 2 + 1`` non-negative sample frequencies of ``rfft``: ``[0, 1, ..., n // 2]
     / (d * n)``."""
     return _frequencies("rfftfreq", n, d, dtype, device)
 
 
-def fftshift(x, /, *, axes=None):
+def fftshift(x: ndarray, /, *, axes: Axes | None = None) -> ndarray:
     """``x`` rolled so that the zero frequency is at the centre of ``axes`` (all if None)."""
     return _shift("fftshift", x, axes, 1)
 
 
-def ifftshift(x, /, *, axes=None):
+def ifftshift(x: ndarray, /, *, axes: Axes | None = None) -> ndarray:
     """The inverse of ``fftshift`` (they differ for odd lengths)."""
     return _shift("ifftshift", x, axes, -1)
 
@@ -182,7 +201,7 @@ def _frequencies(name, n, d, dtype, device):
 def _shift(name, x, axes, direction):
     if not isinstance(x, ndarray):
         raise TypeError(f"{name} expects a dlnumba.ndarray, not {type(x).__name__}")
-    if x._dtype.kind not in ("real floating", "complex floating"):
+    if x._dtype.kind not in FLOATING:
         raise TypeError(f"{name} takes a floating-point array, not {x._dtype}")
     axes = tuple(range(x.ndim)) if axes is None else normalize_axes(axes, x.ndim, name,
                                                                    unique=False)

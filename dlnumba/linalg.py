@@ -14,7 +14,9 @@ definite in ``cholesky``, and NaN or infinity in the input of ``inv``, ``solve``
 returns NaN there instead). A LAPACK routine that does not converge raises ValueError.
 """
 
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -22,14 +24,19 @@ from . import _elementwise_functions as _elementwise
 from ._arguments import check_array, check_int, on_host_namespace, normalize_axes
 from ._array_object import ndarray
 from ._data_type_functions import finfo
-from ._dtypes import (as_dtype, complex64, complex128, computation_dtype, float32, float64,
-                      int64, uint64)
+from ._dtypes import (FLOATING, NUMERIC, REAL_OF_COMPLEX, as_dtype, complex64, complex128,
+                      computation_dtype, float32, float64, int64, uint64)
 from ._layout import broadcast_shapes, size_of
 from ._linear_algebra_functions import (
-    FLOATING, NUMERIC, REAL, TAGS, check_pair, matmul,
+    TAGS, check_pair, matmul,
     matrix_transpose, packed, rounded, stack_offsets, tensordot, vecdot,
 )
 from .kernels import linalg as kernels
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from ._typing import Axes, DTypeLike
 
 __all__ = [
     "LinAlgError", "EighResult", "EigResult", "QRResult", "SlogdetResult", "SVDResult",
@@ -81,7 +88,7 @@ def _floating(name, x, square=False, complex_result=False):
 
 
 def _real(dtype):
-    return REAL.get(dtype, dtype)
+    return REAL_OF_COMPLEX.get(dtype, dtype)
 
 
 def _identity(shape, dtype):
@@ -94,7 +101,7 @@ def _identity(shape, dtype):
     return result
 
 
-def inv(x, /):
+def inv(x: ndarray, /) -> ndarray:
     """The inverse of each square matrix of ``x``.
 
     Raises
@@ -110,7 +117,7 @@ def inv(x, /):
     return rounded(out, x._dtype)
 
 
-def cholesky(x, /, *, upper=False):
+def cholesky(x: ndarray, /, *, upper: bool = False) -> ndarray:
     """The Cholesky factor of each Hermitian positive-definite matrix of ``x``: lower
     triangular ``L`` with ``x = L @ L^H``, or, if ``upper``, ``U = L^H``.
 
@@ -127,7 +134,7 @@ def cholesky(x, /, *, upper=False):
     return rounded(out, x._dtype)
 
 
-def det(x, /):
+def det(x: ndarray, /) -> ndarray:
     """The determinant of each square matrix of ``x``."""
     a, compute = _floating("det", x, square=True)
     out = ndarray._empty(x.shape[:-2], compute)
@@ -137,7 +144,7 @@ def det(x, /):
     return rounded(out, x._dtype)
 
 
-def slogdet(x, /):
+def slogdet(x: ndarray, /) -> SlogdetResult:
     """The sign and the natural logarithm of the absolute value of each determinant.
 
     Returns
@@ -167,7 +174,7 @@ def _eigh(name, x, vectors):
     return EighResult(values, rounded(result, x._dtype)) if vectors else values
 
 
-def eigh(x, /):
+def eigh(x: ndarray, /) -> EighResult:
     """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of each Hermitian (or
     real symmetric) matrix of ``x``; only the lower triangle is read.
 
@@ -180,7 +187,7 @@ def eigh(x, /):
     return _eigh("eigh", x, True)
 
 
-def eigvalsh(x, /):
+def eigvalsh(x: ndarray, /) -> ndarray:
     """Eigenvalues (ascending, real) of each Hermitian (or real symmetric) matrix of ``x``."""
     return _eigh("eigvalsh", x, False)
 
@@ -195,7 +202,7 @@ def _eig(name, x, vectors):
     return EigResult(values, result) if vectors else values
 
 
-def eig(x, /):
+def eig(x: ndarray, /) -> EigResult:
     """Eigenvalues and right eigenvectors (unit-norm columns) of each square matrix of ``x``.
 
     Returns
@@ -208,12 +215,12 @@ def eig(x, /):
     return _eig("eig", x, True)
 
 
-def eigvals(x, /):
+def eigvals(x: ndarray, /) -> ndarray:
     """Eigenvalues (complex, as in :func:`eig`) of each square matrix of ``x``."""
     return _eig("eigvals", x, False)
 
 
-def svd(x, /, *, full_matrices=True):
+def svd(x: ndarray, /, *, full_matrices: bool = True) -> SVDResult:
     """Singular value decomposition ``x = U @ diag(S) @ Vh`` of each matrix of ``x``.
 
     Returns
@@ -237,7 +244,7 @@ def svd(x, /, *, full_matrices=True):
     return SVDResult(rounded(u, x._dtype), rounded(s, _real(x._dtype)), rounded(vh, x._dtype))
 
 
-def svdvals(x, /):
+def svdvals(x: ndarray, /) -> ndarray:
     """The singular values (descending) of each matrix of ``x``, in the real dtype of ``x``'s
     precision."""
     a, compute = _floating("svdvals", x)
@@ -249,7 +256,7 @@ def svdvals(x, /):
     return rounded(s, _real(x._dtype))
 
 
-def qr(x, /, *, mode="reduced"):
+def qr(x: ndarray, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
     """QR decomposition of each matrix of ``x``.
 
     Parameters
@@ -276,7 +283,7 @@ def qr(x, /, *, mode="reduced"):
     return QRResult(rounded(q, x._dtype), rounded(r, x._dtype))
 
 
-def solve(x1, x2, /):
+def solve(x1: ndarray, x2: ndarray, /) -> ndarray:
     """The solution ``X`` of ``x1 @ X = x2`` for each square matrix of ``x1``.
 
     ``x2`` of shape ``(M,)`` is one right-hand side for every matrix (the result has shape
@@ -330,7 +337,7 @@ def _rtols(name, x, rtol):
     return batch, np.full(size_of(batch), float(rtol))
 
 
-def pinv(x, /, *, rtol=None):
+def pinv(x: ndarray, /, *, rtol: float | ndarray | None = None) -> ndarray:
     """The Moore-Penrose pseudo-inverse (shape ``(..., N, M)``) of each matrix of ``x``.
 
     Singular values at most ``rtol`` times the largest count as zero; ``rtol`` (a float or a
@@ -346,7 +353,7 @@ def pinv(x, /, *, rtol=None):
     return rounded(out, x._dtype)
 
 
-def matrix_rank(x, /, *, rtol=None):
+def matrix_rank(x: ndarray, /, *, rtol: float | ndarray | None = None) -> ndarray:
     """The rank of each matrix of ``x``: the number of singular values above ``rtol`` times
     the largest (``rtol`` as in :func:`pinv`). Returns int64.
 
@@ -365,7 +372,7 @@ def matrix_rank(x, /, *, rtol=None):
     return out
 
 
-def matrix_power(x, n, /):
+def matrix_power(x: ndarray, n: int, /) -> ndarray:
     """Each square matrix of ``x`` raised to the integer power ``n`` (the identity for 0,
     powers of the inverse for negative ``n``).
 
@@ -383,7 +390,8 @@ def matrix_power(x, n, /):
     return rounded(out, x._dtype)
 
 
-def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+def matrix_norm(x: ndarray, /, *, keepdims: bool = False,
+                ord: int | float | Literal["fro", "nuc"] = "fro") -> ndarray:
     """The norm of each matrix of ``x``, in the real dtype of ``x``'s precision.
 
     Parameters
@@ -407,7 +415,8 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return out._view(0, batch + (1, 1), out._strides + (0, 0)) if keepdims else out
 
 
-def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+def vector_norm(x: ndarray, /, *, axis: Axes | None = None, keepdims: bool = False,
+                ord: int | float = 2) -> ndarray:
     """The ``ord``-norm of the vectors of ``x`` along ``axis`` (an int, a tuple of ints, or
     None for all axes), in the real dtype of ``x``'s precision.
 
@@ -446,7 +455,7 @@ def _axes(name, axis, ndim):
     return tuple(range(ndim)) if axis is None else normalize_axes(axis, ndim, name)
 
 
-def diagonal(x, /, *, offset=0):
+def diagonal(x: ndarray, /, *, offset: int = 0) -> ndarray:
     """The diagonal ``offset`` of each matrix of ``x`` (above the main one if positive, below
     if negative), as a view of shape ``(..., L)``."""
     check_array("diagonal", x, ("bool",) + NUMERIC, "any", min_ndim=2)
@@ -457,7 +466,7 @@ def diagonal(x, /, *, offset=0):
     return x._view(start, x.shape[:-2] + (length,), strides[:-2] + (strides[-2] + strides[-1],))
 
 
-def trace(x, /, *, offset=0, dtype=None):
+def trace(x: ndarray, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> ndarray:
     """The sum of the diagonal ``offset`` of each matrix of ``x``.
 
     ``dtype`` None keeps ``x``'s dtype, except that signed integers narrower than int64 sum
@@ -481,7 +490,7 @@ def trace(x, /, *, offset=0, dtype=None):
     return rounded(out, dtype)
 
 
-def cross(x1, x2, /, *, axis=-1):
+def cross(x1: ndarray, x2: ndarray, /, *, axis: int = -1) -> ndarray:
     """Cross products of the 3-element vectors along ``axis`` (negative; the other dimensions
     broadcast).
 
@@ -517,7 +526,7 @@ def _dense(x, shape, dtype):
     return result
 
 
-def outer(x1, x2, /):
+def outer(x1: ndarray, x2: ndarray, /) -> ndarray:
     """The outer product ``x1[i] * x2[j]`` of two 1-D arrays (shape ``(N, M)``)."""
     check_pair("outer", x1, x2)
     if x1.ndim != 1 or x2.ndim != 1:

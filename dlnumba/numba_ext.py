@@ -60,8 +60,8 @@ def numba_type_of(array):
     if array.device != CPU:
         raise TypeError(f"an array on {array.device} cannot be an argument of CPU-compiled code")
     if array._dtype in (float16, bfloat16):
-        raise TypeError(f"{array._dtype} arrays cannot be arguments of @njit functions: Numba's CPU "
-                        "target has no 16-bit float type; astype(x, float32) first")
+        raise TypeError(f"{array._dtype} arrays cannot be arguments of @njit functions: Numba's "
+                        "CPU target has no 16-bit float type; astype(x, float32) first")
     shape, strides = array.shape, array._strides
     layout = ("C" if _dense(shape, strides) else
               "F" if _dense(shape[::-1], strides[::-1]) else "A")
@@ -93,8 +93,8 @@ def describe(array):
     itemsize, data, shape, strides in bytes.
     """
     if "numba.cuda" in sys.modules:  # a user of @cuda.jit: its kernels must type this array
-        from .cuda import register_jit_arguments
-        register_jit_arguments()
+        from ._backend import cuda_package
+        cuda_package()
     numba_type = numba_type_of(array)
     itemsize = array._dtype.itemsize
     ndim = len(array.shape)

@@ -1,4 +1,5 @@
-"""A PyTorch tensor, imported zero-copy, updated in place by a Numba kernel, read back in PyTorch."""
+"""A PyTorch tensor, imported zero-copy, updated in place by a Numba kernel, read back in
+PyTorch."""
 
 import numba
 import torch

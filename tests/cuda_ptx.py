@@ -9,9 +9,9 @@ index reduction, scan and cast on CUDA arrays of every dtype, recording the kern
 for instead of running them, and writes their keys to the JSON file OUT.
 
 ``compile KEYS SHARD SHARDS``  (without the simulator) compiles every SHARDS-th kernel of KEYS
-and of the indexing, ``where``, ``nonzero`` and creation kernels, starting at SHARD, and fails if one does not compile or leaves an
-unresolved function (a call NVVM cannot lower, which would only fail when the module loads on
-a GPU). Exits 77 when the NVVM libraries are not installed.
+and of the indexing, ``where``, ``nonzero`` and creation kernels, starting at SHARD, and fails if
+one does not compile or leaves an unresolved function (a call NVVM cannot lower, which would only
+fail when the module loads on a GPU). Exits 77 when the NVVM libraries are not installed.
 
 ``user``  (without the simulator) checks that a user's ``@cuda.jit`` kernel types dlnumba
 arrays on a CUDA device by their CUDA Array Interface and compiles for them, and that it
@@ -27,7 +27,7 @@ import types
 
 def record(path):
     import dlnumba as xp
-    from dlnumba import _elementwise_functions
+    from dlnumba.shared.scalar import FUNCTIONS
     from dlnumba.cuda import _kernels
 
     keys = set()
@@ -52,9 +52,9 @@ def record(path):
         "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
         "float16", "bfloat16", "float32", "float64", "complex64", "complex128")]
     arrays = {dtype: xp.ones((2, 3), dtype=dtype, device=device) for dtype in dtypes}
-    for name, (arity, _, _) in _elementwise_functions._FUNCTIONS.items():
+    for name, row in FUNCTIONS.items():
         for dtype in dtypes:
-            _try(getattr(xp, name), *[arrays[dtype]] * arity)
+            _try(getattr(xp, name), *[arrays[dtype]] * row.arity)
     for source, target in itertools.product(dtypes, dtypes):
         _try(xp.astype, arrays[source], target)
     for name in ("sum", "prod", "max", "min", "mean", "var", "std", "all", "any",
@@ -106,7 +106,7 @@ def compile_shard(path, shard, shards):
 
     from dlnumba import _dtypes
     from dlnumba.cuda import _creation, _kernels, _searching
-    from dlnumba.kernels import _TAGS, _UNITS
+    from dlnumba.shared.tags import TAGS, UNITS
 
     def vector(tag):
         return nbtypes.Array(from_dtype(_kernels._storage(tag)), 1, "C")
@@ -116,7 +116,7 @@ def compile_shard(path, shard, shards):
     with open(path) as file:
         keys = json.load(file)
     keys += [(kind, json.dumps([size])) for kind in ("gather", "scatter", "where", "triangle")
-             for size in _UNITS]
+             for size in UNITS]
     keys += [("linspace", json.dumps([dtype])) for dtype in ("float64", "complex128")]
     keys += [("nonzero", "[]")]
     keys = keys[shard::shards]
@@ -124,12 +124,12 @@ def compile_shard(path, shard, shards):
     for kind, key in keys:
         key = json.loads(key)
         if kind in ("gather", "scatter"):
-            unit = vector(_UNITS[key[0]])
+            unit = vector(UNITS[key[0]])
             kernel = getattr(_kernels, f"_{kind}_kernel")
             signature = ((unit, layout, unit, i64) if kind == "gather" else
                          (unit, layout, layout, unit, i64))
         elif kind == "where":
-            unit = vector(_UNITS[key[0]])
+            unit = vector(UNITS[key[0]])
             kernel = _searching._where_kernel
             signature = (flags, i64, unit, i64, unit, i64, unit, i64, layout, i64, i64)
         elif kind == "nonzero":
@@ -137,7 +137,7 @@ def compile_shard(path, shard, shards):
             signature = (flags, int64s, layout, i64, int64s, i64, i64)
         elif kind == "triangle":
             kernel = _creation._zero_triangle_kernel
-            signature = (vector(_UNITS[key[0]]), i64, i64, i64, flag, i64)
+            signature = (vector(UNITS[key[0]]), i64, i64, i64, flag, i64)
         elif kind == "linspace":
             value = from_dtype(np.dtype(key[0]))
             kernel = _creation._linspace_kernel
@@ -145,13 +145,13 @@ def compile_shard(path, shard, shards):
         elif kind == "arg_reduce":
             name, source = key
             kernel = _kernels._arg_reduce_kernel(name, getattr(_dtypes, source))
-            signature = (vector(_TAGS[getattr(_dtypes, source)]), i64, int64s, layout, i64, i64, i64,
-                         i64)
+            signature = (vector(TAGS[getattr(_dtypes, source)]), i64, int64s, layout, i64, i64,
+                         i64, i64)
         elif kind == "scan":
             name, source, target = key
             source, target = getattr(_dtypes, source), getattr(_dtypes, target)
             kernel = _kernels._scan_kernel(name, source, target)
-            signature = (vector(_TAGS[source]), i64, vector(_TAGS[target]), i64, layout, i64,
+            signature = (vector(TAGS[source]), i64, vector(TAGS[target]), i64, layout, i64,
                          i64, i64, i64, i64)
         elif kind == "transfer":
             source, target = getattr(_dtypes, key[0]), getattr(_dtypes, key[1])
@@ -163,14 +163,14 @@ def compile_shard(path, shard, shards):
             dtypes = tuple(getattr(_dtypes, dtype) for dtype in dtypes)
             kernel = _kernels._elementwise_kernel(name, implementation, dtypes,
                                                   getattr(_dtypes, compute))
-            operands = [vector(_TAGS[dtype]) for dtype in dtypes]
+            operands = [vector(TAGS[dtype]) for dtype in dtypes]
             signature = (*itertools.chain(*((operand, i64) for operand in operands)),
                          layout, i64, i64)
         else:
             name, source, accumulator = key
             source, accumulator = getattr(_dtypes, source), getattr(_dtypes, accumulator)
             kernel = _kernels._reduce_kernel(name, source, accumulator)
-            signature = (vector(_TAGS[source]), i64,
+            signature = (vector(TAGS[source]), i64,
                          nbtypes.Array(from_dtype(accumulator.storage), 1, "C"),
                          layout, i64, layout, i64, i64, i64)
         try:
@@ -190,9 +190,11 @@ def user_kernel():
     from numba.cuda.typing.typeof import typeof
 
     import dlnumba as xp
-    import dlnumba.cuda  # noqa: F401 (loaded by the first array on a device, as here below)
+    from dlnumba._backend import cuda_package
     from dlnumba import _dtypes
     from dlnumba._array_object import ndarray
+
+    cuda_package()  # as the first array on a device loads it (this one is made below)
 
     def fill_first_column(y, value):
         i = cuda.grid(1)

@@ -19,8 +19,8 @@ import dlnumba as xp
 from dlnumba._dtypes import as_dtype
 from dlnumba import fft, linalg
 from dlnumba._array_object import ndarray
-from dlnumba._elementwise_functions import _FUNCTIONS
 from dlnumba._layout import c_strides
+from dlnumba.shared.scalar import FUNCTIONS
 
 CUDA = xp.Device("cuda", 0)
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -56,11 +56,11 @@ def case(key, name, expectation, call):
     CASES[key] = (name, expectation, call)
 
 
-for _name, (_arity, *_) in _FUNCTIONS.items():
+for _name, _row in FUNCTIONS.items():
     _f, _d = getattr(xp, _name), _dtype_for(_name)
     if _name == "imag":
         _d = xp.complex128
-    if _arity == 1:
+    if _row.arity == 1:
         case(_name, _name, "refused", lambda f=_f, d=_d: f(c(dtype=d)))
     else:
         case(_name, _name, "refused", lambda f=_f, d=_d: f(c(dtype=d), c(dtype=d)))

@@ -20,9 +20,9 @@ from hypothesis.extra import numpy as hnp
 import dlnumba as xp
 from dlnumba._dtypes import as_dtype
 
-NP_DTYPES = [np.dtype(n) for n in (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128")]
+from helpers import NUMPY_NAMES, to_numpy
+
+NP_DTYPES = [np.dtype(n) for n in NUMPY_NAMES]
 XP_DTYPE = {d: getattr(xp, d.name) for d in NP_DTYPES}
 ALL_XP_DTYPES = list(XP_DTYPE.values()) + [xp.bfloat16]
 
@@ -53,11 +53,6 @@ def strided_arrays(draw, dtypes=st.sampled_from(NP_DTYPES), max_dims=5, max_side
         if view.shape[axis]:
             view = np.broadcast_to(view[(slice(None),) * axis + (slice(0, 1),)], view.shape)
     return view
-
-
-def to_numpy(x):
-    """The values of a dlnumba array as NumPy sees them through DLPack."""
-    return np.from_dlpack(x)
 
 
 def assert_same(actual, expected):

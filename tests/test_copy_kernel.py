@@ -15,11 +15,11 @@ import dlnumba as xp
 from dlnumba._dtypes import as_dtype
 from dlnumba.kernels import copy_array
 
+from helpers import NUMPY_NAMES
+
 torch = pytest.importorskip("torch")
 
-NP_DTYPES = [np.dtype(n) for n in (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128")]
+NP_DTYPES = [np.dtype(n) for n in NUMPY_NAMES]
 XP_DTYPE = {d: getattr(xp, d.name) for d in NP_DTYPES}
 TORCH_DTYPE = {
     "bool": torch.bool, "int8": torch.int8, "int16": torch.int16, "int32": torch.int32,

@@ -15,11 +15,11 @@ from hypothesis.extra import numpy as hnp
 import dlnumba as xp
 from dlnumba._dtypes import as_dtype
 
+from helpers import NUMPY_NAMES
+
 torch = pytest.importorskip("torch")
 
-NP_DTYPES = [np.dtype(n) for n in (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128")]
+NP_DTYPES = [np.dtype(n) for n in NUMPY_NAMES]
 XP_DTYPE = {d: getattr(xp, d.name) for d in NP_DTYPES}
 ALL_XP_DTYPES = list(XP_DTYPE.values()) + [xp.bfloat16]
 CREATORS = ("empty", "zeros", "ones", "full")

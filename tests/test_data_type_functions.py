@@ -18,15 +18,15 @@ from hypothesis.extra import numpy as hnp
 import dlnumba as xp
 from dlnumba._dtypes import as_dtype
 
+from helpers import COMPLEX, HALF, REAL_FLOATS, STANDARD
+
 strict = pytest.importorskip("array_api_strict")
 torch = pytest.importorskip("torch")
 
 pytestmark = pytest.mark.strict  # the standard's rules (test_numpy_habits.py: NumPy's beyond)
 
-STANDARD = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-            "float32", "float64", "complex64", "complex128"]
-ALL = STANDARD + ["float16", "bfloat16"]
-FLOATING = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
+ALL = STANDARD + HALF
+FLOATING = REAL_FLOATS + COMPLEX
 KINDS = ["bool", "signed integer", "unsigned integer", "integral", "real floating",
          "complex floating", "numeric"]
 TORCH_DTYPE = {n: getattr(torch, n) for n in ALL}
@@ -340,8 +340,8 @@ def source_arrays(draw, name):
     x = xp.asarray(a)
     assert x._address == a.__array_interface__["data"][0] or a.size == 0
     if name == "bfloat16":  # the same memory, read as bfloat16
-        x = xp.ndarray._new(x._address, x.shape, x._strides, as_dtype(xp.bfloat16), x.device, x._owner,
-                            x._readonly)
+        x = xp.ndarray._new(x._address, x.shape, x._strides, as_dtype(xp.bfloat16), x.device,
+                            x._owner, x._readonly)
     return x, a
 
 
@@ -671,7 +671,8 @@ def test_isdtype_with_dtype_kinds(name, other):
 
 
 @given(st.sampled_from(STANDARD),
-       st.lists(st.one_of(st.sampled_from(KINDS), st.sampled_from(STANDARD).map(lambda n: ("d", n))),
+       st.lists(st.one_of(st.sampled_from(KINDS),
+                          st.sampled_from(STANDARD).map(lambda n: ("d", n))),
                 min_size=0, max_size=4))
 def test_isdtype_tuples_match_array_api_strict(name, kinds):
     """Tuples of kind names and dtypes: true when any member matches."""

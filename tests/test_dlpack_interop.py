@@ -17,11 +17,9 @@ import hypothesis.extra.numpy as hnp
 import dlnumba as xp
 
 from dlpack_forge import IS_COPIED, READ_ONLY, capsule_name, versioned_header
+from helpers import ALL, NUMPY_NAMES
 
-NUMPY_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                "float16", "float32", "float64", "complex64", "complex128"]
-ALL_DTYPES = NUMPY_DTYPES[:10] + ["bfloat16"] + NUMPY_DTYPES[10:]
-TORCH_DTYPES = {name: getattr(torch, name) for name in ALL_DTYPES}
+TORCH_DTYPES = {name: getattr(torch, name) for name in ALL}
 
 
 # ---- helpers ----
@@ -101,7 +99,7 @@ TORCH_LAYOUTS = {k: v for k, v in LAYOUTS.items() if k not in ("negative", "size
 # ---- NumPy -> dlnumba ----
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("dtype", NUMPY_DTYPES)
+@pytest.mark.parametrize("dtype", NUMPY_NAMES)
 def test_from_numpy(dtype, layout):
     """dlnumba.from_dlpack(numpy) is zero-copy and keeps values, shape and strides."""
     a = LAYOUTS[layout](sample(dtype))
@@ -115,7 +113,7 @@ def test_from_numpy(dtype, layout):
     assert not x._readonly
 
 
-@pytest.mark.parametrize("dtype", NUMPY_DTYPES)
+@pytest.mark.parametrize("dtype", NUMPY_NAMES)
 def test_from_numpy_broadcast(dtype):
     """A zero-stride NumPy view (np.broadcast_to, read-only) arrives read-only, zero-copy."""
     base = sample(dtype)[1]
@@ -130,7 +128,7 @@ def test_from_numpy_broadcast(dtype):
 # ---- dlnumba -> NumPy ----
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("dtype", NUMPY_DTYPES)
+@pytest.mark.parametrize("dtype", NUMPY_NAMES)
 def test_numpy_from_dlnumba(dtype, layout):
     """np.from_dlpack(dlnumba) is zero-copy, writable, and keeps values, shape and strides."""
     x = LAYOUTS[layout](xp_sample(dtype))
@@ -171,7 +169,7 @@ def test_writes_visible_numpy():
 # ---- PyTorch -> dlnumba ----
 
 @pytest.mark.parametrize("layout", TORCH_LAYOUTS)
-@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("dtype", ALL)
 def test_from_torch(dtype, layout):
     """dlnumba.from_dlpack(tensor) is zero-copy for every torch dtype and layout."""
     t = TORCH_LAYOUTS[layout](torch_sample(dtype))
@@ -185,7 +183,7 @@ def test_from_torch(dtype, layout):
     assert not x._readonly
 
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("dtype", ALL)
 def test_from_torch_expand(dtype):
     """A zero-stride tensor (expand) arrives with zero strides, zero-copy."""
     base = torch_sample(dtype)[1]
@@ -198,7 +196,7 @@ def test_from_torch_expand(dtype):
 # ---- dlnumba -> PyTorch ----
 
 @pytest.mark.parametrize("layout", TORCH_LAYOUTS)
-@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("dtype", ALL)
 def test_torch_from_dlnumba(dtype, layout):
     """torch.from_dlpack(dlnumba) is zero-copy for every dtype and (non-negative) layout."""
     x = TORCH_LAYOUTS[layout](xp_sample(dtype))
@@ -561,7 +559,7 @@ def jax_values(j):
 
 
 @pytest.mark.parametrize("shape", [(4, 6), (), (0, 3)], ids=["2-d", "0-d", "size-0"])
-@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("dtype", ALL)
 def test_from_jax(x64, dtype, shape):
     """dlnumba.from_dlpack(jax array) is zero-copy for every dtype; 0-d and size-0 too."""
     j = jnp.asarray(sample(dtype, shape))
@@ -572,7 +570,7 @@ def test_from_jax(x64, dtype, shape):
     np.testing.assert_array_equal(bits(xp_values(x)), bits(jax_values(j)))
 
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("dtype", ALL)
 def test_jax_from_dlnumba(x64, dtype):
     """jnp.from_dlpack(dlnumba) keeps values for every dtype, zero-copy (64-byte aligned)."""
     x = xp_sample(dtype)
@@ -617,7 +615,7 @@ def _index_key(key):
 def numpy_views(draw):
     """A NumPy array of any dlnumba dtype, 0-6 dims, sliced (negative steps included),
     possibly transposed and possibly broadcast (zero strides)."""
-    dtype = draw(st.sampled_from(NUMPY_DTYPES))
+    dtype = draw(st.sampled_from(NUMPY_NAMES))
     shape = draw(hnp.array_shapes(min_dims=0, max_dims=6, min_side=0, max_side=4))
     base = draw(hnp.arrays(dtype, shape))
     view = base[_index_key(draw(hnp.basic_indices(shape, allow_newaxis=True)))]
@@ -652,7 +650,7 @@ def moving_strides(a):
 @given(st.data())
 def test_dlnumba_views_match_numpy_views(data):
     """The same basic index on dlnumba and NumPy gives the same view (seen through DLPack)."""
-    dtype = data.draw(st.sampled_from(NUMPY_DTYPES))
+    dtype = data.draw(st.sampled_from(NUMPY_NAMES))
     shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=6, min_side=0, max_side=4))
     a = data.draw(hnp.arrays(dtype, shape))
     key = _index_key(data.draw(hnp.basic_indices(shape, allow_newaxis=True)))

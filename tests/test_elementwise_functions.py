@@ -18,6 +18,7 @@ for transcendental functions, whose last bit differs between libm implementation
 """
 
 import math
+import os
 import warnings
 
 import numpy as np
@@ -27,21 +28,16 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
-from dlnumba._elementwise_functions import _FUNCTIONS
+from dlnumba.shared.scalar import FUNCTIONS
 
+from helpers import ALL, COMPLEX, CPU, HALF, INTS, REAL_FLOATS, STANDARD, to_numpy
 from standard_reference import floor_divide_standard
 
 strict = pytest.importorskip("array_api_strict")
 torch = pytest.importorskip("torch")
 
 inf, nan, pi = math.inf, math.nan, math.pi
-
-INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
-HALF = ["float16", "bfloat16"]
-REAL_FLOATS = HALF + ["float32", "float64"]
-COMPLEX = ["complex64", "complex128"]
-ALL = ["bool"] + INTS + REAL_FLOATS + COMPLEX
-STANDARD = [d for d in ALL if d not in HALF]
+CUDA_SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"  # conftest sets it
 
 # The standard's dtype categories (https://data-apis.org/array-api/2025.12/), float16 and bfloat16
 # taking part as real floating dtypes.
@@ -240,14 +236,15 @@ def storage(values, dtype):
 LAYOUTS = ["contiguous", "reversed", "transposed", "strided"]
 
 
-def make_array(values, dtype, layout="contiguous", shape=None):
+def make_array(values, dtype, layout="contiguous", shape=None, device=None):
     """A dlnumba array holding ``values`` (logical) in the given memory layout.
 
     ``reversed``: every axis with a negative step; ``transposed``: axes in reverse order in
     memory; ``strided``: every other element of a larger buffer. ``shape``: ``values`` broadcast
     to it with zero strides. NumPy arrays arrive through ``xp.asarray`` (zero-copy: the strides
     stay); bfloat16 through PyTorch (which cannot hold negative strides: dlnumba's own slicing
-    reverses them).
+    reverses them). On another ``device`` than the CPU, the buffer is moved there and dlnumba's
+    own views make the layout.
     """
     data = storage(values, dtype)
     nd = data.ndim
@@ -265,6 +262,12 @@ def make_array(values, dtype, layout="contiguous", shape=None):
         base[step2] = data
     else:
         base = data
+    if device is not None and device != CPU:
+        moved = (xp.from_dlpack(torch.from_numpy(base).view(torch.bfloat16))
+                 if dtype == "bfloat16" else xp.asarray(base)).to_device(device)
+        view = {"reversed": lambda b: b[flip], "transposed": lambda b: xp.permute_dims(b, perm),
+                "strided": lambda b: b[step2]}.get(layout, lambda b: b)(moved)
+        return view if shape is None else xp.broadcast_to(view, shape)
     if dtype != "bfloat16":
         view = {"reversed": lambda b: b[flip], "transposed": lambda b: b.transpose(perm),
                 "strided": lambda b: b[step2]}.get(layout, lambda b: b)(base)
@@ -283,13 +286,6 @@ def make_array(values, dtype, layout="contiguous", shape=None):
         # reversing a broadcast (zero-stride) axis changes nothing; the others come back in order
         result = result[flip]
     return result
-
-
-def read(x):
-    """The values of a dlnumba array as NumPy (bfloat16 as float32, through PyTorch)."""
-    if x.dtype == xp.bfloat16:
-        return torch.from_dlpack(x).float().numpy()
-    return np.from_dlpack(x)
 
 
 # ---------------------------------------------------------------- the reference
@@ -427,11 +423,13 @@ def call(name, *args):
         raise AssertionError(f"{name}: the kernel fails to compile ({detail})") from None
 
 
-def check(name, arrays, dtypes, layouts=None, shapes=None):
-    """Compute ``name`` with dlnumba on ``arrays`` (logical NumPy values) and compare."""
+def check(name, arrays, dtypes, layouts=None, shapes=None, device=None):
+    """Compute ``name`` with dlnumba on ``arrays`` (logical NumPy values), on ``device`` (the
+    CPU by default), and compare with NumPy; on another device, with the CPU engine too."""
     layouts = layouts or ["contiguous"] * len(arrays)
     shapes = shapes or [None] * len(arrays)
-    inputs = [make_array(a, d, lay, s) for a, d, lay, s in zip(arrays, dtypes, layouts, shapes)]
+    cases = list(zip(arrays, dtypes, layouts, shapes))
+    inputs = [make_array(a, d, lay, s, device) for a, d, lay, s in cases]
     logical_inputs = [a if s is None else np.broadcast_to(a, s) for a, s in zip(arrays, shapes)]
     result = call(name, *inputs)
     dtype = result_dtype(name, dtypes[0] if len(dtypes) == 1 else promote(*dtypes))
@@ -439,15 +437,31 @@ def check(name, arrays, dtypes, layouts=None, shapes=None):
     expected_shape = np.broadcast_shapes(*(a.shape for a in logical_inputs))
     assert result.shape == expected_shape
     expected, mask, condition = reference(name, logical_inputs, dtypes)
-    assert_matches(name, read(result), expected, dtype, mask,
+    assert_matches(name, to_numpy(result), expected, dtype, mask,
                    complex_input=any(group(d) == "complex" for d in dtypes), condition=condition)
+    if device is not None and device != CPU:
+        assert result.device == device
+        assert_same_as_host(name, result, call(name, *(make_array(*c) for c in cases)), dtype)
     return result
+
+
+def assert_same_as_host(name, result, on_host, dtype):
+    """A result on a CUDA device against the CPU engine's: the same bits under the simulator,
+    which runs the CPU engine's scalar code; on a GPU, whose NVVM may fuse a multiply and an add
+    (README), within the tolerances of the comparison with NumPy."""
+    actual, expected = to_numpy(result), to_numpy(on_host)
+    if not CUDA_SIMULATOR:
+        assert_matches(name, actual, expected, dtype)
+        return
+    np.testing.assert_array_equal(np.ascontiguousarray(actual).reshape(-1).view(np.uint8),
+                                  np.ascontiguousarray(expected).reshape(-1).view(np.uint8),
+                                  err_msg=f"{name} {dtype}: not the CPU engine's bits")
 
 
 # ---------------------------------------------------------------- the table itself
 
 def test_every_function_of_the_standard_is_present():
-    assert set(_FUNCTIONS) == set(SPEC)
+    assert set(FUNCTIONS) == set(SPEC)
     for name in SPEC:
         assert callable(getattr(xp, name)), name
         assert getattr(xp, name).__name__ == name
@@ -457,7 +471,8 @@ def test_every_function_of_the_standard_is_present():
 
 @pytest.mark.parametrize("name", sorted(SPEC))
 def test_table_rows_agree_with_the_standard(name):
-    arity, category, rule = _FUNCTIONS[name]
+    row = FUNCTIONS[name]
+    arity, category, rule = row.arity, row.category, row.result
     assert (arity, rule) == (SPEC[name][0], SPEC[name][2])
     assert category.replace("all", "any") == SPEC[name][1]
 
@@ -589,22 +604,56 @@ def edge_values(dtype):
     return _float_edges(dtype)
 
 
-SWEEP = [pytest.param(name, dtype, id=f"{name}-{dtype}")
-         for name in sorted(SPEC) for dtype in allowed(name)]
+def _cuda_sweep():
+    """The (name, dtype) pairs the sweep runs on CUDA too: every function with a bool or integer
+    dtype and a floating one, as its category allows, the dtype rotating from function to
+    function through the ones it takes. (The CUDA simulator compiles each pair's kernels, for
+    a second or so: all the pairs would take minutes.)"""
+    pairs = []
+    for i, name in enumerate(sorted(SPEC)):
+        for kind in (["bool"] + INTS, REAL_FLOATS + COMPLEX):
+            options = [d for d in kind if d in allowed(name)]
+            if options:
+                pairs.append((name, options[i % len(options)]))
+    return pairs
 
 
-@pytest.mark.parametrize("name,dtype", SWEEP)
-def test_edge_values_match_numpy(name, dtype):
+SWEEP = ([pytest.param(name, dtype, "cpu", id=f"{name}-{dtype}-cpu")
+          for name in sorted(SPEC) for dtype in allowed(name)]
+         + [pytest.param(name, dtype, "cuda", id=f"{name}-{dtype}-cuda")
+            for name, dtype in _cuda_sweep()])
+
+
+def test_the_sweep_runs_every_function_on_cuda():
+    assert {name for name, _ in _cuda_sweep()} == set(SPEC) == set(FUNCTIONS)
+
+
+# A Python scalar of each kind, joining an array of that kind on the array's device
+SCALARS_OF = {"bool": True, "int": 3, "half": 2.5, "float": 2.5, "complex": complex(1.5, -0.5)}
+
+
+@pytest.mark.parametrize("name,dtype,device", SWEEP, indirect=["device"])
+def test_edge_values_match_numpy(name, dtype, device):
     values = edge_values(dtype)
     if SPEC[name][0] == 1:
-        check(name, [values], [dtype])
-        check(name, [values[::-1].copy()], [dtype], ["reversed"])
+        check(name, [values], [dtype], device=device)
+        check(name, [values[::-1].copy()], [dtype], ["reversed"], device=device)
     else:
         # every pair: x1 down the rows, x2 along the columns (broadcast, zero strides)
-        check(name, [values[:, None], values[None, :]], [dtype, dtype])
+        check(name, [values[:, None], values[None, :]], [dtype, dtype], device=device)
         # and transposed/strided memory for the same pairs
         grid1, grid2 = np.broadcast_arrays(values[:, None], values[None, :])
-        check(name, [grid1.copy(), grid2.copy()], [dtype, dtype], ["transposed", "strided"])
+        check(name, [grid1.copy(), grid2.copy()], [dtype, dtype], ["transposed", "strided"],
+              device=device)
+        if device != CPU:
+            scalar = SCALARS_OF[group(dtype)]
+            for args in ((make_array(values, dtype, device=device), scalar),
+                         (scalar, make_array(values, dtype, "reversed", device=device))):
+                result = call(name, *args)
+                on_host = call(name, *(a.to_device(CPU) if isinstance(a, xp.ndarray) else a
+                                       for a in args))
+                assert result.device == device and result.dtype == on_host.dtype
+                assert_same_as_host(name, result, on_host, result_dtype(name, dtype))
 
 
 def test_integer_semantics_exhaustive_int8_uint8():
@@ -631,26 +680,26 @@ def test_integer_corner_cases_against_numpy_rules(dtype):
     bits = 8 * np.dtype(dtype).itemsize
     x = make_array(np.array([info.min, info.max, 5, 0], dtype), dtype)
     zero = make_array(np.zeros(4, dtype), dtype)
-    assert read(xp.floor_divide(x, zero)).tolist() == [0, 0, 0, 0]
-    assert read(xp.remainder(x, zero)).tolist() == [0, 0, 0, 0]
-    assert read(xp.add(x, make_array(np.ones(4, dtype), dtype))).tolist()[1] == info.min
+    assert to_numpy(xp.floor_divide(x, zero)).tolist() == [0, 0, 0, 0]
+    assert to_numpy(xp.remainder(x, zero)).tolist() == [0, 0, 0, 0]
+    assert to_numpy(xp.add(x, make_array(np.ones(4, dtype), dtype))).tolist()[1] == info.min
     if info.min < 0:
         minus_one = make_array(np.full(4, -1, dtype), dtype)
-        assert read(xp.floor_divide(x, minus_one)).tolist() == [info.min, -info.max, -5, 0]
-        assert read(xp.remainder(x, minus_one)).tolist() == [0, 0, 0, 0]
+        assert to_numpy(xp.floor_divide(x, minus_one)).tolist() == [info.min, -info.max, -5, 0]
+        assert to_numpy(xp.remainder(x, minus_one)).tolist() == [0, 0, 0, 0]
         counts = np.array([-1, bits, bits + 5, -bits], dtype)
-        shifted = read(xp.bitwise_right_shift(make_array(np.array([-8, -8, 8, 8], dtype), dtype),
-                                              make_array(counts, dtype)))
+        shifted = to_numpy(xp.bitwise_right_shift(
+            make_array(np.array([-8, -8, 8, 8], dtype), dtype), make_array(counts, dtype)))
         assert shifted.tolist() == [-1, -1, 0, 0]
         exponent = make_array(np.array([-1, -2, -3, -1], dtype), dtype)
         bases = make_array(np.array([1, -1, -1, 7], dtype), dtype)
-        assert read(xp.pow(bases, exponent)).tolist() == [1, 1, -1, 0]
-        assert read(xp.pow(make_array(np.array([2, -3, info.max], dtype), dtype),
+        assert to_numpy(xp.pow(bases, exponent)).tolist() == [1, 1, -1, 0]
+        assert to_numpy(xp.pow(make_array(np.array([2, -3, info.max], dtype), dtype),
                            make_array(np.array([-1, -5, -2], dtype), dtype))).tolist() == [0, 0, 0]
     counts = np.array([bits, bits + 1, info.max, 0], dtype)
     ones = make_array(np.ones(4, dtype), dtype)
-    assert read(xp.bitwise_left_shift(ones, make_array(counts, dtype))).tolist() == [0, 0, 0, 1]
-    assert read(xp.bitwise_right_shift(make_array(np.full(4, info.max, dtype), dtype),
+    assert to_numpy(xp.bitwise_left_shift(ones, make_array(counts, dtype))).tolist() == [0, 0, 0, 1]
+    assert to_numpy(xp.bitwise_right_shift(make_array(np.full(4, info.max, dtype), dtype),
                                        make_array(counts, dtype))).tolist()[:3] == [0, 0, 0]
 
 
@@ -976,7 +1025,7 @@ REAL_SPECIAL_PARAMS = [
 @pytest.mark.parametrize("name,args,expected,dtype", REAL_SPECIAL_PARAMS)
 def test_real_special_cases(name, args, expected, dtype):
     inputs = [xp.asarray(np.array([a], dtype=dtype)) for a in args]
-    actual = read(call(name, *inputs))[0]
+    actual = to_numpy(call(name, *inputs))[0]
     assert _matches_special(actual, expected, dtype), f"{name}{args} = {actual!r}, not {expected!r}"
 
 
@@ -991,7 +1040,7 @@ def test_real_special_cases_half(name, args, expected, dtype):
     if name == "greater" and args[1] == 1e30 or name == "less" and args[1] == -1e30:
         args = (args[0], math.copysign(1e4, args[1]))
     inputs = [make_array(logical([a], dtype), dtype) for a in args]
-    actual = read(call(name, *inputs))[0]
+    actual = to_numpy(call(name, *inputs))[0]
     if isinstance(expected, float) and math.isfinite(expected) and expected not in (0.0,):
         expected = float(logical([expected], dtype)[0])
     assert _matches_special(actual, expected, "float32" if dtype == "bfloat16" else dtype), \
@@ -1003,7 +1052,7 @@ def test_nextafter_steps_to_the_neighbour_float32_float64():
         info = np.finfo(dtype)
         x = xp.asarray(np.array([0.0, 1.0, -1.0, info.max, 1.0], dtype))
         y = xp.asarray(np.array([1.0, 2.0, 0.0, inf, 0.0], dtype))
-        got = read(xp.nextafter(x, y))
+        got = to_numpy(xp.nextafter(x, y))
         one = np.array(1.0, dtype)
         assert got[0] == info.smallest_subnormal
         assert got[1] == one + info.eps
@@ -1016,7 +1065,7 @@ def test_nextafter_steps_to_the_neighbour_float32_float64():
 def test_nextafter_half_steps_to_its_own_neighbour(dtype):
     one = make_array(logical([1.0, 0.0], dtype), dtype)
     two = make_array(logical([2.0, 1.0], dtype), dtype)
-    got = read(xp.nextafter(one, two))
+    got = to_numpy(xp.nextafter(one, two))
     eps = 2.0 ** -10 if dtype == "float16" else 2.0 ** -7
     tiny = 2.0 ** -24 if dtype == "float16" else float(bf16_from_bits(np.array([1]))[0])
     assert got.tolist() == [1.0 + eps, tiny]
@@ -1118,7 +1167,7 @@ COMPLEX_SPECIAL_PARAMS = [
 def test_complex_special_cases(name, arg, expected, dtype):
     args = arg if isinstance(arg, tuple) else (arg,)
     inputs = [xp.asarray(np.array([a], dtype=dtype)) for a in args]
-    actual = read(getattr(xp, name)(*inputs))[0]
+    actual = to_numpy(getattr(xp, name)(*inputs))[0]
     assert _matches_complex(actual, expected, dtype), f"{name}{args} = {actual!r}, not {expected!r}"
 
 
@@ -1130,15 +1179,15 @@ def test_complex_functions_are_conjugate_symmetric():
     zc = xp.conj(z)
     for name in ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp",
                  "log", "log1p", "log2", "log10", "sin", "sinh", "sqrt", "tan", "tanh"):
-        direct = read(getattr(xp, name)(zc))
-        mirrored = np.conj(read(getattr(xp, name)(z)))
+        direct = to_numpy(getattr(xp, name)(zc))
+        mirrored = np.conj(to_numpy(getattr(xp, name)(z)))
         np.testing.assert_array_equal(direct, mirrored, err_msg=name)
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
 def test_expm1_complex_is_accurate_near_zero(dtype):
     z = np.array([1e-10 + 0j, 1e-6 - 2e-6j, 1e-20 + 1e-20j], dtype)
-    got = read(xp.expm1(xp.asarray(z)))
+    got = to_numpy(xp.expm1(xp.asarray(z)))
     want = np.expm1(z.astype(np.complex128))
     np.testing.assert_allclose(got, want.astype(dtype), rtol=COMPLEX_RTOL[dtype])
 
@@ -1150,7 +1199,7 @@ def test_complex_logarithms_of_subnormal_parts(name, dtype):
     # in the subnormal range, where it kept one significant bit.
     tiny = np.finfo(np.float32 if dtype == "complex64" else np.float64).smallest_subnormal
     z = np.array([tiny + tiny * 1j, 3 * tiny + tiny * 1j, 1000 * tiny - 7 * tiny * 1j], dtype)
-    got = read(getattr(xp, name)(xp.asarray(z)))
+    got = to_numpy(getattr(xp, name)(xp.asarray(z)))
     want = getattr(np, name)(z.astype(np.complex128))
     np.testing.assert_allclose(got, want.astype(dtype), rtol=COMPLEX_RTOL[dtype], err_msg=name)
 
@@ -1160,14 +1209,14 @@ def test_maximum_minimum_propagate_nan_from_either_operand(dtype):
     one = make_array(logical([1.0, -inf], dtype), dtype)
     nans = make_array(logical([nan, nan], dtype), dtype)
     for name in ("maximum", "minimum"):
-        assert np.isnan(read(getattr(xp, name)(nans, one))).all(), name
-        assert np.isnan(read(getattr(xp, name)(one, nans))).all(), name
+        assert np.isnan(to_numpy(getattr(xp, name)(nans, one))).all(), name
+        assert np.isnan(to_numpy(getattr(xp, name)(one, nans))).all(), name
 
 
 @pytest.mark.parametrize("name", ["sqrt", "acos", "acosh", "asin", "asinh"])
 def test_complex128_sqrt_family_of_subnormal_components(name):
     z = np.array([complex(0, 5e-324), complex(1, 5e-324), complex(5e-324, 1)], np.complex128)
-    got = read(call(name, xp.asarray(z)))
+    got = to_numpy(call(name, xp.asarray(z)))
     np.testing.assert_allclose(got, NUMPY[name](z), rtol=COMPLEX_RTOL["complex128"])
 
 
@@ -1176,7 +1225,7 @@ def test_complex_sqrt_near_overflow(dtype):
     big = np.finfo(dtype).max / 2
     z = np.array([complex(0, big), complex(big, big), complex(-big, big / 4), complex(big, 0)],
                  dtype)
-    got = read(call("sqrt", xp.asarray(z)))
+    got = to_numpy(call("sqrt", xp.asarray(z)))
     np.testing.assert_allclose(got, np.sqrt(z), rtol=COMPLEX_RTOL[dtype])
 
 
@@ -1185,7 +1234,7 @@ def test_complex_sqrt_near_overflow(dtype):
 def test_complex_log_beyond_the_largest_modulus(name, dtype):
     big = np.finfo(dtype).max * 0.9
     z = np.array([complex(big, big), complex(-big, big / 2), complex(big, -big)], dtype)
-    got = read(call(name, xp.asarray(z)))
+    got = to_numpy(call(name, xp.asarray(z)))
     assert np.isfinite(got).all(), got
     np.testing.assert_allclose(got, NUMPY[name](z), rtol=COMPLEX_RTOL[dtype])
 
@@ -1193,7 +1242,7 @@ def test_complex_log_beyond_the_largest_modulus(name, dtype):
 @pytest.mark.parametrize("dtype", COMPLEX)
 def test_complex_tanh_of_a_large_real_part(dtype):
     z = np.array([800 + 1j, -400 + 2j, 50 + 1j, 100 - 3j], dtype)
-    got = read(call("tanh", xp.asarray(z)))
+    got = to_numpy(call("tanh", xp.asarray(z)))
     np.testing.assert_allclose(got, np.tanh(z.astype(np.complex128)).astype(dtype), atol=1e-6)
 
 
@@ -1203,7 +1252,7 @@ def test_complex_exp_where_exp_of_the_real_part_overflows(dtype):
     x = {"complex64": 88.8, "complex128": 709.9}[dtype]
     z = np.array([complex(x, 0.5), complex(x, 1.5), complex(x, -2.5), complex(1000.0, 0.0)],
                  dtype)
-    got = read(call("exp", xp.asarray(z)))
+    got = to_numpy(call("exp", xp.asarray(z)))
     with np.errstate(over="ignore", invalid="ignore"):
         expected = np.exp(z)
     np.testing.assert_allclose(got.real, expected.real, rtol=COMPLEX_RTOL[dtype])
@@ -1216,7 +1265,7 @@ def test_complex_pow_that_underflows_gives_zero():
                      complex(2.851237817885623e-13, -5.204334948010265e-77)])
     exponent = np.array([complex(-6.694723966871612e+261, -3.5838293763934194e+214),
                          complex(-3.367496879395616e+136, -6.794710830180117e+300)])
-    got = read(call("pow", xp.asarray(base), xp.asarray(exponent)))
+    got = to_numpy(call("pow", xp.asarray(base), xp.asarray(exponent)))
     assert (got == 0).all(), got  # |x**y| = exp(-huge): zero, whatever its angle
 
 
@@ -1224,10 +1273,10 @@ def test_complex_pow_that_underflows_gives_zero():
 def test_float_floor_divide_of_nan_inf_and_large_quotients(dtype):
     x = make_array(logical([nan, inf, -inf, 7.0], dtype), dtype)
     y = make_array(logical([1.0, 1.0, 2.0, 2.0], dtype), dtype)
-    got = read(call("floor_divide", x, y))
+    got = to_numpy(call("floor_divide", x, y))
     assert np.isnan(got[0]) and got[1:].tolist() == [inf, -inf, 3.0]  # NumPy: nan, nan, nan, 3
     if dtype in ("float32", "float64"):
-        big = read(call("floor_divide", make_array(logical([1e30], dtype), dtype),
+        big = to_numpy(call("floor_divide", make_array(logical([1e30], dtype), dtype),
                         make_array(logical([3.0], dtype), dtype)))
         assert big[0] == np.floor_divide(np.array(1e30, dtype), np.array(3.0, dtype))
 
@@ -1236,14 +1285,14 @@ def test_float_floor_divide_of_nan_inf_and_large_quotients(dtype):
 def test_complex_division_by_zero_gives_inf_or_nan(dtype):
     x = np.array([1 + 0j, 0j, 1 + 1j], dtype)
     y = np.array([0j, 0j, 0j], dtype)
-    got = read(xp.divide(xp.asarray(x), xp.asarray(y)))
+    got = to_numpy(xp.divide(xp.asarray(x), xp.asarray(y)))
     assert not np.isfinite(got).any()
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
 def test_complex_reciprocal(dtype):
     z = np.array([0j, 1 + 1j, complex(inf, 0), 0.5 - 2j], dtype)
-    got = read(call("reciprocal", xp.asarray(z)))
+    got = to_numpy(call("reciprocal", xp.asarray(z)))
     assert not np.isfinite(got[0])
     np.testing.assert_allclose(got[1:], (1 / z[1:].astype(np.complex128)).astype(dtype),
                                rtol=COMPLEX_RTOL[dtype])
@@ -1252,7 +1301,7 @@ def test_complex_reciprocal(dtype):
 @pytest.mark.parametrize("dtype", COMPLEX)
 def test_complex_sign_keeps_signed_zeros(dtype):
     z = np.array([complex(-1.5, -0.0), complex(-0.0, 2.0), complex(2.0, -0.0)], dtype)
-    got = read(xp.sign(xp.asarray(z)))
+    got = to_numpy(xp.sign(xp.asarray(z)))
     want = np.sign(z)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.signbit(got.real), np.signbit(want.real))
@@ -1262,7 +1311,7 @@ def test_complex_sign_keeps_signed_zeros(dtype):
 @pytest.mark.parametrize("dtype", COMPLEX)
 def test_complex_log1p_on_the_branch_cut(dtype):
     z = np.array([complex(-1.5, -0.0), complex(-1.5, 0.0)], dtype)
-    got = read(xp.log1p(xp.asarray(z)))
+    got = to_numpy(xp.log1p(xp.asarray(z)))
     assert got[0].imag == pytest.approx(-pi, rel=1e-6)
     assert got[1].imag == pytest.approx(pi, rel=1e-6)
 
@@ -1270,7 +1319,7 @@ def test_complex_log1p_on_the_branch_cut(dtype):
 @pytest.mark.parametrize("dtype", COMPLEX)
 def test_complex_acosh_on_the_branch_cut(dtype):
     z = np.array([complex(-1.5, -0.0), complex(-1.5, 0.0)], dtype)
-    got = read(xp.acosh(xp.asarray(z)))
+    got = to_numpy(xp.acosh(xp.asarray(z)))
     assert (got.real >= 0).all()
     np.testing.assert_allclose(got, np.arccosh(z), rtol=COMPLEX_RTOL[dtype])
 
@@ -1279,13 +1328,13 @@ def test_complex_acosh_on_the_branch_cut(dtype):
 def test_complex_pow_of_zero(dtype):
     base = xp.asarray(np.array([0j, 0j, 0j], dtype))
     exponent = xp.asarray(np.array([1 + 1j, 2.5 - 1.5j, 2 + 0j], dtype))
-    assert read(xp.pow(base, exponent)).tolist() == [0j, 0j, 0j]
+    assert to_numpy(xp.pow(base, exponent)).tolist() == [0j, 0j, 0j]
 
 
 @pytest.mark.parametrize("name", ["log2", "log10"])
 def test_complex_log2_log10_of_zero_and_infinity(name):
     z = np.array([0j, complex(inf, 0), complex(-0.0, 0)], np.complex128)
-    got = read(getattr(xp, name)(xp.asarray(z)))
+    got = to_numpy(getattr(xp, name)(xp.asarray(z)))
     assert not np.isnan(got.imag).any(), got
 
 
@@ -1308,7 +1357,7 @@ def _clip_reference(x, lo, hi):
 def test_clip_matches_numpy(dtype):
     if dtype in REAL_FLOATS:  # a NaN bound gives NaN (once a bug: maximum kept x1)
         x = make_array(logical([0.0, 1.0], dtype), dtype)
-        assert np.isnan(read(xp.clip(x, make_array(logical([nan, nan], dtype), dtype)))).all()
+        assert np.isnan(to_numpy(xp.clip(x, make_array(logical([nan, nan], dtype), dtype)))).all()
 
     @settings(max_examples=max(4, _examples() // 2))
     @given(data=st.data())
@@ -1346,35 +1395,52 @@ def test_clip_matches_numpy(dtype):
         assert result.dtype == xd(dtype)
         expected = _clip_reference(x_values, lo_values, hi_values)
         assert result.shape == expected.shape
-        assert_matches("maximum", read(result), expected, dtype)
+        assert_matches("maximum", to_numpy(result), expected, dtype)
 
     run()
 
 
+@pytest.mark.parametrize("dtype", ["int16", "bfloat16", "float64"])
+def test_clip_matches_numpy_on_each_device(dtype, device):
+    """clip of strided operands on each device: array bounds (broadcast) and Python scalars."""
+    values = edge_values(dtype)[:, None]
+    lo, hi = logical([-3, -1, 0], dtype), logical([2, 7, 100], dtype)
+    x = make_array(values, dtype, "reversed", device=device)
+    arrays = make_array(lo, dtype, device=device), make_array(hi, dtype, "strided", device=device)
+    for bounds, expected in (
+            (arrays, _clip_reference(np.broadcast_to(values, (values.size, 3)), lo, hi)),
+            ((-1, 2), _clip_reference(values, logical(-1, dtype), logical(2, dtype))),
+            ((None, 0), _clip_reference(values, None, logical(0, dtype)))):
+        result = xp.clip(x, *bounds)
+        assert result.device == device and result.dtype == xd(dtype)
+        assert result.shape == expected.shape
+        assert_matches("maximum", to_numpy(result), expected, dtype)
+
+
 def test_clip_special_cases_and_rules():
     x = xp.asarray(np.array([nan, -inf, -1.0, 0.5, 2.0, inf]))
-    got = read(xp.clip(x, -1.0, 1.0))
+    got = to_numpy(xp.clip(x, -1.0, 1.0))
     np.testing.assert_array_equal(got, [nan, -1.0, -1.0, 0.5, 1.0, 1.0])
-    np.testing.assert_array_equal(read(xp.clip(x)), read(x))  # no bounds: the values
+    np.testing.assert_array_equal(to_numpy(xp.clip(x)), to_numpy(x))  # no bounds: the values
     assert xp.clip(x) is not x
     # integer scalars beyond the dtype's range bound nothing on that side
     i = xp.asarray(np.array([-128, -1, 0, 127], np.int8))
-    assert read(xp.clip(i, -1000, 1000)).tolist() == [-128, -1, 0, 127]
-    assert read(xp.clip(i, min=-5, max=1000)).tolist() == [-5, -1, 0, 127]
+    assert to_numpy(xp.clip(i, -1000, 1000)).tolist() == [-128, -1, 0, 127]
+    assert to_numpy(xp.clip(i, min=-5, max=1000)).tolist() == [-5, -1, 0, 127]
     u = xp.asarray(np.array([0, 7, 255], np.uint8))
-    assert read(xp.clip(u, -3, 300)).tolist() == [0, 7, 255]
-    assert read(xp.clip(u, 5, 6)).tolist() == [5, 6, 6]
+    assert to_numpy(xp.clip(u, -3, 300)).tolist() == [0, 7, 255]
+    assert to_numpy(xp.clip(u, 5, 6)).tolist() == [5, 6, 6]
     assert xp.clip(i, 1, 2).dtype == xp.int8
     f = xp.asarray(np.array([1.5, 2.5], np.float32))
     assert xp.clip(f, 2, 3).dtype == xp.float32  # int scalars with floats
-    assert read(xp.clip(f, 2, 3)).tolist() == [2.0, 2.5]
+    assert to_numpy(xp.clip(f, 2, 3)).tolist() == [2.0, 2.5]
 
 
 def test_clip_with_a_nan_bound_gives_nan():
     x = xp.asarray(np.array([nan, -inf, -1.0, 0.5, 2.0, inf]))
-    assert np.isnan(read(xp.clip(x, nan, 1.0))).all()
-    assert np.isnan(read(xp.clip(x, None, nan))).all()
-    assert np.isnan(read(xp.clip(x, xp.asarray(np.full(6, nan)), 1.0))).all()
+    assert np.isnan(to_numpy(xp.clip(x, nan, 1.0))).all()
+    assert np.isnan(to_numpy(xp.clip(x, None, nan))).all()
+    assert np.isnan(to_numpy(xp.clip(x, xp.asarray(np.full(6, nan)), 1.0))).all()
 
 
 def test_clip_errors_match_strict():
@@ -1398,44 +1464,45 @@ def test_clip_errors_match_strict():
 @pytest.mark.strict
 def test_python_scalars_as_operands():
     x = xp.asarray(np.array([1, 2, 3], np.int16))
-    assert read(xp.add(x, 1)).tolist() == [2, 3, 4]
+    assert to_numpy(xp.add(x, 1)).tolist() == [2, 3, 4]
     assert xp.add(x, 1).dtype == xp.int16
-    assert read(xp.add(1, x)).tolist() == [2, 3, 4]
-    assert read(xp.subtract(10, x)).tolist() == [9, 8, 7]
-    assert read(xp.subtract(x, 10)).tolist() == [-9, -8, -7]
-    assert read(xp.pow(2, x)).tolist() == [2, 4, 8]
-    assert read(xp.floor_divide(7, x)).tolist() == [7, 3, 2]
-    assert read(xp.maximum(x, 2)).tolist() == [2, 2, 3]
-    assert read(xp.less(x, 2)).tolist() == [True, False, False]
-    assert read(xp.bitwise_left_shift(1, x)).tolist() == [2, 4, 8]
+    assert to_numpy(xp.add(1, x)).tolist() == [2, 3, 4]
+    assert to_numpy(xp.subtract(10, x)).tolist() == [9, 8, 7]
+    assert to_numpy(xp.subtract(x, 10)).tolist() == [-9, -8, -7]
+    assert to_numpy(xp.pow(2, x)).tolist() == [2, 4, 8]
+    assert to_numpy(xp.floor_divide(7, x)).tolist() == [7, 3, 2]
+    assert to_numpy(xp.maximum(x, 2)).tolist() == [2, 2, 3]
+    assert to_numpy(xp.less(x, 2)).tolist() == [True, False, False]
+    assert to_numpy(xp.bitwise_left_shift(1, x)).tolist() == [2, 4, 8]
 
     f = xp.asarray(np.array([0.5, 1.5, -2.0], np.float32))
     assert xp.multiply(f, 2.5).dtype == xp.float32
-    np.testing.assert_array_equal(read(xp.multiply(f, 2.5)),
+    np.testing.assert_array_equal(to_numpy(xp.multiply(f, 2.5)),
                                   np.array([0.5, 1.5, -2.0], np.float32) * np.float32(2.5))
-    np.testing.assert_array_equal(read(xp.divide(1.0, f)),
+    np.testing.assert_array_equal(to_numpy(xp.divide(1.0, f)),
                                   np.float32(1.0) / np.array([0.5, 1.5, -2.0], np.float32))
     np.testing.assert_array_max_ulp(
-        read(xp.atan2(1.0, f)), np.arctan2(np.float32(1), np.array([0.5, 1.5, -2], np.float32)),
+        to_numpy(xp.atan2(1.0, f)), np.arctan2(np.float32(1), np.array([0.5, 1.5, -2], np.float32)),
         maxulp=ULPS["float32"])
-    assert read(xp.add(f, 1)).tolist() == [1.5, 2.5, -1.0]  # int scalar with a float array
+    assert to_numpy(xp.add(f, 1)).tolist() == [1.5, 2.5, -1.0]  # int scalar with a float array
     z = xp.add(f, 1j)
     assert z.dtype == xp.complex64
-    np.testing.assert_array_equal(read(z), np.array([0.5 + 1j, 1.5 + 1j, -2 + 1j], np.complex64))
+    np.testing.assert_array_equal(to_numpy(z),
+                                  np.array([0.5 + 1j, 1.5 + 1j, -2 + 1j], np.complex64))
     assert xp.multiply(2j, f).dtype == xp.complex64
     assert xp.add(xp.asarray(np.ones(2)), 1j).dtype == xp.complex128
     h = make_array(logical([1.0, 2.0], "float16"), "float16")
     assert xp.add(h, 0.5).dtype == xp.float16
-    assert read(xp.add(h, 0.5)).tolist() == [1.5, 2.5]
+    assert to_numpy(xp.add(h, 0.5)).tolist() == [1.5, 2.5]
     assert xp.add(h, 1j).dtype == xp.complex64
     b = make_array(logical([1.0, 2.0], "bfloat16"), "bfloat16")
     assert xp.multiply(3.0, b).dtype == xp.bfloat16
-    assert read(xp.multiply(3.0, b)).tolist() == [3.0, 6.0]
+    assert to_numpy(xp.multiply(3.0, b)).tolist() == [3.0, 6.0]
 
     t = xp.asarray(np.array([True, False]))
-    assert read(xp.logical_and(t, True)).tolist() == [True, False]
-    assert read(xp.bitwise_xor(True, t)).tolist() == [False, True]
-    assert read(xp.equal(t, False)).tolist() == [False, True]
+    assert to_numpy(xp.logical_and(t, True)).tolist() == [True, False]
+    assert to_numpy(xp.bitwise_xor(True, t)).tolist() == [False, True]
+    assert to_numpy(xp.equal(t, False)).tolist() == [False, True]
 
     with pytest.raises(TypeError):
         xp.add(x, 1.5)  # float scalar with an integer array
@@ -1479,16 +1546,16 @@ def test_python_scalars_in_range_at_the_limits():
     for dtype in INTS:
         info = np.iinfo(dtype)
         x = xp.asarray(np.array([0, 1], dtype))
-        assert read(xp.add(x, int(info.max))).tolist()[0] == info.max
-        assert read(xp.maximum(x, int(info.min))).tolist() == [0, 1]
-        assert read(xp.equal(x, int(info.max))).tolist() == [info.max == 0, info.max == 1]
+        assert to_numpy(xp.add(x, int(info.max))).tolist()[0] == info.max
+        assert to_numpy(xp.maximum(x, int(info.min))).tolist() == [0, 1]
+        assert to_numpy(xp.equal(x, int(info.max))).tolist() == [info.max == 0, info.max == 1]
 
 
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 def test_scalar_float_values_are_rounded_to_the_array_dtype():
     """A Python float meets a float32 array as a float32 (the standard's rule), not as float64."""
     f = xp.asarray(np.array([0.1], np.float32))
-    assert read(xp.equal(f, 0.1)).tolist() == [True]
-    assert read(xp.subtract(f, 0.1)).tolist() == [0.0]
+    assert to_numpy(xp.equal(f, 0.1)).tolist() == [True]
+    assert to_numpy(xp.subtract(f, 0.1)).tolist() == [0.0]
     h = xp.asarray(np.array([65504.0], np.float16))
-    assert read(xp.add(h, 1e6)).tolist() == [inf]
+    assert to_numpy(xp.add(h, 1e6)).tolist() == [inf]

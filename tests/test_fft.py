@@ -136,8 +136,8 @@ def test_shifts(data):
         a = a[::-1]
     x = xp.asarray(a)
     if name == "bfloat16":
-        x = xp.ndarray._new(x._address, x.shape, x._strides, as_dtype(xp.bfloat16), x.device, x._owner,
-                            x._readonly)
+        x = xp.ndarray._new(x._address, x.shape, x._strides, as_dtype(xp.bfloat16), x.device,
+                            x._owner, x._readonly)
     axes = None
     if a.ndim and data.draw(st.booleans()):
         axes = data.draw(st.integers(-a.ndim, a.ndim - 1) | st.lists(

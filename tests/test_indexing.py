@@ -7,11 +7,9 @@ from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
 
+from helpers import to_numpy
+
 DTYPES = ["bool", "int8", "uint16", "int32", "float32", "float64", "complex64", "complex128"]
-
-
-def as_numpy(x):
-    return np.from_dlpack(x)
 
 
 @st.composite
@@ -33,7 +31,7 @@ def strided_arrays(draw, min_dims=1, max_dims=4):
 def test_mask_getitem_matches_numpy(a, data):
     k = data.draw(st.integers(0, a.ndim))
     mask = data.draw(hnp.arrays(np.bool_, a.shape[:k]))
-    assert np.array_equal(as_numpy(xp.asarray(a)[xp.asarray(mask)]), a[mask])
+    assert np.array_equal(to_numpy(xp.asarray(a)[xp.asarray(mask)]), a[mask])
 
 
 @given(strided_arrays(), st.data())
@@ -44,7 +42,7 @@ def test_mask_setitem_matches_numpy(a, data):
     expected = a.copy()
     expected[mask] = a.dtype.type(1)
     x[xp.asarray(mask)] = True if a.dtype == np.bool_ else 1
-    assert np.array_equal(as_numpy(x), expected)
+    assert np.array_equal(to_numpy(x), expected)
 
 
 @given(strided_arrays(), st.data())
@@ -62,7 +60,7 @@ def test_integer_arrays_getitem_matches_numpy(a, data):
     if all(isinstance(k, int) for k in key):
         return
     ours = xp.asarray(a)[tuple(xp.asarray(k) if isinstance(k, np.ndarray) else k for k in key)]
-    assert np.array_equal(as_numpy(ours), a[tuple(key)])
+    assert np.array_equal(to_numpy(ours), a[tuple(key)])
 
 
 @given(strided_arrays(max_dims=2), st.data())
@@ -81,7 +79,7 @@ def test_integer_arrays_setitem_matches_numpy(a, data):
     expected[key] = values
     x = xp.asarray(a.copy())
     x[tuple(xp.asarray(k) for k in key)] = xp.asarray(values)
-    assert np.array_equal(as_numpy(x), expected)
+    assert np.array_equal(to_numpy(x), expected)
 
 
 @given(strided_arrays(), st.data())
@@ -93,7 +91,7 @@ def test_take_matches_numpy(a, data):
     if n == 0 and indices.size:
         return
     ours = xp.take(xp.asarray(a), xp.asarray(indices), axis=axis)
-    assert np.array_equal(as_numpy(ours), np.take(a, indices, axis=axis))
+    assert np.array_equal(to_numpy(ours), np.take(a, indices, axis=axis))
 
 
 @given(strided_arrays(), st.data())
@@ -108,7 +106,7 @@ def test_take_along_axis_matches_numpy(a, data):
              for d, s in enumerate(shape)]
     indices = data.draw(hnp.arrays(np.int64, tuple(shape), elements=st.integers(-n, n - 1)))
     ours = xp.take_along_axis(xp.asarray(a), xp.asarray(indices), axis=axis)
-    assert np.array_equal(as_numpy(ours), np.take_along_axis(a, indices, axis=axis))
+    assert np.array_equal(to_numpy(ours), np.take_along_axis(a, indices, axis=axis))
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16", "complex128"])
@@ -123,7 +121,7 @@ def test_index_arrays_of_any_integer_dtype():
     a = np.arange(12).reshape(3, 4)
     x = xp.asarray(a)
     for dtype in (xp.int8, xp.uint8, xp.int16, xp.uint64):
-        assert as_numpy(x[xp.asarray([2, 0], dtype=dtype), 1]).tolist() == [9, 1]
+        assert to_numpy(x[xp.asarray([2, 0], dtype=dtype), 1]).tolist() == [9, 1]
 
 
 # ---- errors ----

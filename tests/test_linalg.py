@@ -20,9 +20,10 @@ from hypothesis import given, settings, strategies as st
 import dlnumba as xp
 from dlnumba import linalg as la
 
+from helpers import INTS
+
 strict = pytest.importorskip("array_api_strict")
 
-INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 FLOATS = ["float32", "float64", "complex64", "complex128"]
 # Relative tolerances per dtype for results of well-conditioned problems.
 RTOL = {"float32": 2e-4, "complex64": 2e-4, "float64": 1e-10, "complex128": 1e-10}

@@ -17,9 +17,7 @@ from hypothesis.extra import numpy as hnp
 import dlnumba as xp
 from dlnumba._dtypes import as_dtype
 
-NP_NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-            "float16", "float32", "float64", "complex64", "complex128"]
-ALL = NP_NAMES + ["bfloat16"]
+from helpers import ALL, DTYPES, NUMPY_NAMES, compare_with_numpy
 
 
 def address(a):
@@ -38,8 +36,8 @@ def wrap(a, name):
     if a.size:
         assert x._address == address(a)
     if name == "bfloat16":
-        x = xp.ndarray._new(x._address, x.shape, x._strides, as_dtype(xp.bfloat16), x.device, x._owner,
-                            x._readonly)
+        x = xp.ndarray._new(x._address, x.shape, x._strides, as_dtype(xp.bfloat16), x.device,
+                            x._owner, x._readonly)
     return x
 
 
@@ -613,7 +611,7 @@ def check_join(function, numpy_function, parts, axis):
 def test_concat_matches_numpy(data):
     base = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=4))
     axis = data.draw(st.integers(-len(base), len(base) - 1) | st.none(), label="axis")
-    names = data.draw(st.sampled_from([ALL] + [[n] for n in ALL] + [NP_NAMES]))
+    names = data.draw(st.sampled_from([ALL] + [[n] for n in ALL] + [NUMPY_NAMES]))
     count = data.draw(st.integers(1, 4))
     parts = []
     for _ in range(count):
@@ -636,7 +634,7 @@ def test_concat_matches_numpy(data):
 def test_stack_matches_numpy(data):
     shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
     axis = data.draw(st.integers(-len(shape) - 1, len(shape)), label="axis")
-    names = data.draw(st.sampled_from([[n] for n in ALL] + [NP_NAMES]))
+    names = data.draw(st.sampled_from([[n] for n in ALL] + [NUMPY_NAMES]))
     parts = data.draw(same_layouts(data.draw(st.integers(1, 4)), shape, names))
     check_join(xp.stack, np.stack, parts, axis)
 
@@ -791,3 +789,41 @@ def test_copies_of_every_dtype(name):
     assert_same_values(xp.roll(x, 2, axis=1), np.roll(a, 2, axis=1))
     assert_same_values(xp.repeat(x, 2, axis=0), np.repeat(a, 2, axis=0))
     assert_same_values(xp.tile(x, (2, 1, 2)), np.tile(a, (2, 1, 2)))
+
+
+# ---------------------------------------------------------------- every function on each device
+
+# name: the call, written once for NumPy and dlnumba (``m``), on strided views of a (3, 4, 2)
+# array ``a``: copies read stepped, reversed and transposed sources on the device too
+ON_EACH_DEVICE = {
+    "broadcast_arrays": lambda m, a: m.broadcast_arrays(a[:, :1, ::-1], a[0, ::-1]),
+    "broadcast_to": lambda m, a: m.broadcast_to(a[0, ::2], (3, 2, 2)),
+    "concat": lambda m, a: m.concat([a[::-1], a[:1, ::-1]], axis=0),
+    "expand_dims": lambda m, a: m.expand_dims(a[:, ::-2], axis=(0, 3)),
+    "flip": lambda m, a: m.flip(a, axis=(0, 2)),
+    "moveaxis": lambda m, a: m.moveaxis(a[::2], 0, -1),
+    "pad": lambda m, a: m.pad(a[:, ::-1], ((1, 0), (0, 2), (1, 1))),
+    "permute_dims": lambda m, a: m.permute_dims(a[::-1], (2, 0, 1)),
+    "repeat": lambda m, a: m.repeat(a[:, ::-1], m.asarray([2, 0, 1, 3], device=a.device), axis=1),
+    "reshape": lambda m, a: m.reshape(m.permute_dims(a, (1, 0, 2)), (4, 6)),
+    "roll": lambda m, a: m.roll(a[::-1], (1, -2), axis=(0, 1)),
+    "squeeze": lambda m, a: m.squeeze(a[:1, :, 1:], axis=(0, 2)),
+    "stack": lambda m, a: m.stack([a[0], a[2, ::-1]], axis=1),
+    "tile": lambda m, a: m.tile(a[::2, 1], (2, 1, 2)),
+    "unstack": lambda m, a: m.unstack(a[:, ::-1], axis=1),
+}
+
+
+def test_every_function_is_checked_on_each_device():
+    names = {"broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
+             "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack"}
+    assert names <= set(xp.__all__) and set(ON_EACH_DEVICE) == names | {"pad"}
+
+
+@pytest.mark.parametrize("name", sorted(ON_EACH_DEVICE))
+def test_every_function_matches_numpy_on_each_device(name, device):
+    """Each manipulation function gives NumPy's values, a dtype of each kind, on each device
+    (results, views and copies alike, stay on the device of the input)."""
+    a = np.arange(24).reshape(3, 4, 2) - 7
+    for dtype in ("bool", "int16", "bfloat16", "float64", "complex64"):
+        compare_with_numpy(ON_EACH_DEVICE[name], a.astype(DTYPES[dtype]), device=device)

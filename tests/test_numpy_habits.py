@@ -23,11 +23,10 @@ import pytest
 from hypothesis import given, strategies as st
 
 import dlnumba as xp
-from dlnumba._dtypes import as_dtype
-from dlnumba._elementwise_functions import _CATEGORIES, _FUNCTIONS, _UFUNC_NAMES
+from dlnumba._dtypes import CATEGORIES, as_dtype
+from dlnumba.shared.scalar import FUNCTIONS
 
-NUMPY_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                "uint64", "float16", "float32", "float64", "complex64", "complex128"]
+from helpers import NUMPY_NAMES
 # Values every dtype holds, chosen to reach each loop's interesting cases (zero, sign, halves).
 SAMPLES = [0, 1, 2, 3, 5, 7, 100, 127]
 
@@ -42,7 +41,7 @@ def read(x):
 
 
 def ufunc(name):
-    return getattr(np, _UFUNC_NAMES.get(name, name))
+    return getattr(np, FUNCTIONS[name].ufunc)
 
 
 def numpy_outcome(function, *args):
@@ -56,16 +55,16 @@ def numpy_outcome(function, *args):
 
 # ---- promotion ----
 
-@pytest.mark.parametrize("b", NUMPY_DTYPES)
-@pytest.mark.parametrize("a", NUMPY_DTYPES)
+@pytest.mark.parametrize("b", NUMPY_NAMES)
+@pytest.mark.parametrize("a", NUMPY_NAMES)
 def test_result_type_is_numpys(a, b):
     """Every pair of dtypes promotes as np.result_type: the standard's table where it has the
     pair, NumPy's beyond it (mixed kinds, uint64 with signed integers)."""
     assert xp.result_type(getattr(xp, a), getattr(xp, b)).name == np.result_type(a, b).name
 
 
-@pytest.mark.parametrize("b", NUMPY_DTYPES)
-@pytest.mark.parametrize("a", NUMPY_DTYPES)
+@pytest.mark.parametrize("b", NUMPY_NAMES)
+@pytest.mark.parametrize("a", NUMPY_NAMES)
 def test_can_cast_is_numpys_safe_casting(a, b):
     """can_cast follows the promotion table within kinds and NumPy's safe casting across them
     (strict mode: False across kinds, as the table has no entry)."""
@@ -78,7 +77,7 @@ def test_can_cast_is_numpys_safe_casting(a, b):
 
 
 @pytest.mark.parametrize("scalar", [True, 3, 2.5, 1j])
-@pytest.mark.parametrize("dtype", NUMPY_DTYPES)
+@pytest.mark.parametrize("dtype", NUMPY_NAMES)
 def test_python_scalars_promote_as_in_numpy(dtype, scalar):
     """A Python scalar of any kind with an array of any dtype: NEP 50's result dtype and value,
     from result_type and from the operators."""
@@ -108,14 +107,14 @@ def test_bfloat16_promotes_as_a_float_narrower_than_float32():
 # ---- elementwise functions outside their category ----
 
 # NumPy loops that dlnumba does not have (each outside the standard's categories).
-NUMPY_ONLY = ({("reciprocal", d) for d in NUMPY_DTYPES[:9]}
+NUMPY_ONLY = ({("reciprocal", d) for d in NUMPY_NAMES[:9]}
               | {(n, c) for n in ("greater", "greater_equal", "less", "less_equal", "maximum",
                                   "minimum") for c in ("complex64", "complex128")})
 
 
-UFUNC_CASES = [(name, dtype) for name in sorted(_FUNCTIONS)
-               if _UFUNC_NAMES.get(name, name) is not None for dtype in NUMPY_DTYPES
-               if as_dtype(getattr(xp, dtype)).kind not in _CATEGORIES[_FUNCTIONS[name][1]]]
+UFUNC_CASES = [(name, dtype) for name in sorted(FUNCTIONS)
+               if FUNCTIONS[name].ufunc is not None for dtype in NUMPY_NAMES
+               if as_dtype(getattr(xp, dtype)).kind not in CATEGORIES[FUNCTIONS[name].category]]
 # What NumPy users call where the ufunc is not the function they know.
 NUMPY_FUNCTIONS = {"round": np.round}
 
@@ -125,7 +124,7 @@ def test_elementwise_dtypes_and_values_are_numpys(name, dtype):
     """Every function on every dtype outside its category (same-dtype operands): the NumPy
     function's result dtype and values, or TypeError where NumPy has no loop or dlnumba lacks
     NumPy's (integer reciprocal, complex ordering)."""
-    arity = _FUNCTIONS[name][0]
+    arity = FUNCTIONS[name].arity
     operands = [sample(dtype), sample(dtype)[::-1].copy()][:arity]
     if name in ("bitwise_left_shift", "bitwise_right_shift", "pow") and dtype == "bool":
         operands[-1] = operands[-1] % 2 == 1
@@ -303,7 +302,7 @@ def test_bad_dtype_spellings_are_named(spelling):
         xp.zeros(2, dtype=spelling) if spelling is not None else xp.astype(xp.ones(2), spelling)
 
 
-@pytest.mark.parametrize("name", [d for d in NUMPY_DTYPES])
+@pytest.mark.parametrize("name", [d for d in NUMPY_NAMES])
 def test_numpy_reads_dlnumba_dtypes(name):
     assert np.dtype(getattr(xp, name)) == np.dtype(name)
     assert np.zeros(2, dtype=getattr(xp, name)).dtype == np.dtype(name)

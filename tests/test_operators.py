@@ -24,15 +24,13 @@ from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
 
+from helpers import INTS, STANDARD, to_numpy
 from standard_reference import floor_divide_standard
 
 strict = pytest.importorskip("array_api_strict")
 torch = pytest.importorskip("torch")
 
 inf, nan = math.inf, math.nan
-
-INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
-STANDARD = ["bool"] + INTS + ["float32", "float64", "complex64", "complex128"]
 
 # symbol: (operator, in-place operator, elementwise function, dunder)
 BINARY = {
@@ -88,13 +86,6 @@ def xd(name):
 
 def sd(name):
     return getattr(strict, name)
-
-
-def read(x):
-    """dlnumba values as NumPy (bfloat16 as float32, through PyTorch)."""
-    if x.dtype == xp.bfloat16:
-        return torch.from_dlpack(x).float().numpy()
-    return np.from_dlpack(x)
 
 
 def bf16(values):
@@ -209,18 +200,18 @@ def test_binary_operators_match_numpy(symbol, dtype):
     assert result.dtype == (xp.bool if symbol in COMPARISONS else xd(dtype))
     assert result.shape == (a.shape[0], b.shape[1])
     # the operator is the elementwise function, bit for bit
-    assert_same(read(result), read(getattr(xp, name)(x, y)), label=f"{symbol} vs {name}")
+    assert_same(to_numpy(result), to_numpy(getattr(xp, name)(x, y)), label=f"{symbol} vs {name}")
     expected = numpy_result(op, a, b, dtype)
     finite = True
     if dtype.startswith("complex") and symbol in ("/", "**", "*"):
         # complex products and quotients with infinities or NaN are the implementation's choice
         finite = np.isfinite(a) & np.isfinite(b)
-        actual, expected = read(result)[finite], np.broadcast_to(expected, finite.shape)[finite]
+        actual, expected = to_numpy(result)[finite], np.broadcast_to(expected, finite.shape)[finite]
         if symbol == "/":
             np.testing.assert_allclose(actual, expected, rtol=1e-15)
             return
     else:
-        actual = read(result)
+        actual = to_numpy(result)
     assert_same(actual, expected, exact=symbol not in INEXACT,
                 label=f"{symbol} {dtype}")
 
@@ -265,7 +256,7 @@ def test_operators_with_python_scalars_forward_and_reflected(symbol, dtype, scal
         assert result.dtype == (xp.bool if symbol in COMPARISONS else xd(dtype))
         function_result = (getattr(xp, name)(x, scalar) if forward
                            else getattr(xp, name)(scalar, x))
-        assert_same(read(result), read(function_result), label=f"{symbol} vs {name}")
+        assert_same(to_numpy(result), to_numpy(function_result), label=f"{symbol} vs {name}")
         if dtype == "bfloat16":
             s = bf16(scalar)  # a bfloat16 0-d tensor: the scalar in the array's dtype
             expected = numpy_result(op, values, s, dtype) if forward else \
@@ -274,7 +265,7 @@ def test_operators_with_python_scalars_forward_and_reflected(symbol, dtype, scal
             # NumPy 2 also takes a Python scalar in the array's dtype (NEP 50)
             expected = numpy_result(op, values, scalar, dtype) if forward else \
                 numpy_result(op, scalar, values, dtype)
-        actual = read(result)
+        actual = to_numpy(result)
         if dtype.startswith("complex") and symbol in ("/", "**", "*"):
             finite = np.isfinite(values)
             np.testing.assert_allclose(actual[finite], expected[finite], rtol=1e-6)
@@ -285,25 +276,25 @@ def test_operators_with_python_scalars_forward_and_reflected(symbol, dtype, scal
 
 def test_reflected_forms_examples():
     x = xp.asarray(np.array([1, 2, 3], np.int32))
-    assert read(2 - x).tolist() == [1, 0, -1]
-    assert read(2 ** x).tolist() == [2, 4, 8]
-    assert read(7 // x).tolist() == [7, 3, 2]
-    assert read(7 % x).tolist() == [0, 1, 1]
-    assert read(1 << x).tolist() == [2, 4, 8]
-    assert read(64 >> x).tolist() == [32, 16, 8]
-    assert read(6 & x).tolist() == [0, 2, 2]
-    assert read(4 | x).tolist() == [5, 6, 7]
-    assert read(1 ^ x).tolist() == [0, 3, 2]
-    assert read(10 * x).tolist() == [10, 20, 30]
-    assert read(1 + x).tolist() == [2, 3, 4]
+    assert to_numpy(2 - x).tolist() == [1, 0, -1]
+    assert to_numpy(2 ** x).tolist() == [2, 4, 8]
+    assert to_numpy(7 // x).tolist() == [7, 3, 2]
+    assert to_numpy(7 % x).tolist() == [0, 1, 1]
+    assert to_numpy(1 << x).tolist() == [2, 4, 8]
+    assert to_numpy(64 >> x).tolist() == [32, 16, 8]
+    assert to_numpy(6 & x).tolist() == [0, 2, 2]
+    assert to_numpy(4 | x).tolist() == [5, 6, 7]
+    assert to_numpy(1 ^ x).tolist() == [0, 3, 2]
+    assert to_numpy(10 * x).tolist() == [10, 20, 30]
+    assert to_numpy(1 + x).tolist() == [2, 3, 4]
     f = xp.asarray(np.array([0.5, 2.0], np.float64))
-    assert read(1 / f).tolist() == [2.0, 0.5]
-    assert read(2.0 ** f).tolist() == [2.0 ** 0.5, 4.0]
-    assert read(2 < x).tolist() == [False, False, True]  # int.__lt__ defers to x.__gt__
-    assert read(2 == x).tolist() == [False, True, False]
-    assert read(3 >= x).tolist() == [True, True, True]
+    assert to_numpy(1 / f).tolist() == [2.0, 0.5]
+    assert to_numpy(2.0 ** f).tolist() == [2.0 ** 0.5, 4.0]
+    assert to_numpy(2 < x).tolist() == [False, False, True]  # int.__lt__ defers to x.__gt__
+    assert to_numpy(2 == x).tolist() == [False, True, False]
+    assert to_numpy(3 >= x).tolist() == [True, True, True]
     z = xp.asarray(np.array([1 + 1j], np.complex64))
-    assert read(1j * z).tolist() == [-1 + 1j]
+    assert to_numpy(1j * z).tolist() == [-1 + 1j]
     assert (1j * z).dtype == xp.complex64
 
 
@@ -337,14 +328,14 @@ def test_unary_operators(symbol, dtype):
     x = to_xp(values, dtype)
     result = op(x)
     assert result is not x
-    assert_same(read(result), read(getattr(xp, name)(x)), label=f"{symbol} vs {name}")
+    assert_same(to_numpy(result), to_numpy(getattr(xp, name)(x)), label=f"{symbol} vs {name}")
     expected = numpy_result(lambda a, _: op(a), values, None, dtype) if dtype != "bfloat16" \
         else op(bf16(values)).float().numpy()
     if dtype == "bool" and symbol == "~":
         expected = ~values
     # |z| of a complex z: NumPy's SIMD loop and libm's hypot differ in the last bit
     exact = not (symbol == "abs" and dtype.startswith("complex"))
-    assert_same(read(result), expected, exact=exact, label=f"{symbol}{dtype}")
+    assert_same(to_numpy(result), expected, exact=exact, label=f"{symbol}{dtype}")
     expected_dtype = {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype) \
         if symbol == "abs" else dtype
     assert result.dtype == xd(expected_dtype)
@@ -352,19 +343,19 @@ def test_unary_operators(symbol, dtype):
 
 def test_unary_operator_examples():
     i8 = xp.asarray(np.array([-128, -1, 0, 127], np.int8))
-    assert read(-i8).tolist() == [-128, 1, 0, -127]  # wraps, as NumPy
-    assert read(abs(i8)).tolist() == [-128, 1, 0, 127]
-    assert read(~i8).tolist() == [127, 0, -1, -128]
+    assert to_numpy(-i8).tolist() == [-128, 1, 0, -127]  # wraps, as NumPy
+    assert to_numpy(abs(i8)).tolist() == [-128, 1, 0, 127]
+    assert to_numpy(~i8).tolist() == [127, 0, -1, -128]
     u8 = xp.asarray(np.array([0, 1, 255], np.uint8))
-    assert read(-u8).tolist() == [0, 255, 1]
-    assert read(~u8).tolist() == [255, 254, 0]
+    assert to_numpy(-u8).tolist() == [0, 255, 1]
+    assert to_numpy(~u8).tolist() == [255, 254, 0]
     b = xp.asarray(np.array([True, False]))
-    assert read(~b).tolist() == [False, True]
+    assert to_numpy(~b).tolist() == [False, True]
     z = xp.asarray(np.array([3 - 4j], np.complex128))
-    assert abs(z).dtype == xp.float64 and read(abs(z)).tolist() == [5.0]
+    assert abs(z).dtype == xp.float64 and to_numpy(abs(z)).tolist() == [5.0]
     f = xp.asarray(np.array([0.0, -0.0]))
-    assert np.signbit(read(-f)).tolist() == [True, False]
-    assert np.signbit(read(+f)).tolist() == [False, True]
+    assert np.signbit(to_numpy(-f)).tolist() == [True, False]
+    assert np.signbit(to_numpy(+f)).tolist() == [False, True]
 
 
 # ---------------------------------------------------------------- dtypes and errors vs strict
@@ -472,7 +463,7 @@ def test_inplace_operators_write_the_memory(symbol):
     assert x is same
     assert x._address == address
     assert x.dtype == xd(dtype) and x.shape == (2, 3)
-    assert_same(read(x), expected, label=f"{symbol}=")
+    assert_same(to_numpy(x), expected, label=f"{symbol}=")
     assert_same(tensor.numpy(), expected, label=f"{symbol}= seen by torch")
     assert tensor.data_ptr() == address
     # with a Python scalar
@@ -532,7 +523,7 @@ def test_inplace_refuses_to_change_dtype():
                 continue
             with pytest.raises(TypeError):
                 BINARY[symbol][1](x, other())
-            assert read(x).tolist() == base.tolist(), "a failed in-place operation wrote"
+            assert to_numpy(x).tolist() == base.tolist(), "a failed in-place operation wrote"
         with pytest.raises(TypeError):
             x ^= 1.5
     i = xp.asarray(np.arange(3, dtype=np.int64))
@@ -548,16 +539,16 @@ def test_inplace_refuses_to_change_dtype():
     # widening from the right-hand side is fine when the result keeps x's dtype
     w = xp.asarray(np.array([1, 2], np.int16))
     w += xp.asarray(np.array([3, 4], np.int8))
-    assert w.dtype == xp.int16 and read(w).tolist() == [4, 6]
+    assert w.dtype == xp.int16 and to_numpy(w).tolist() == [4, 6]
     d = xp.asarray(np.array([1.0, 2.0], np.float64))
     d *= xp.asarray(np.array([0.5, 0.25], np.float32))
-    assert d.dtype == xp.float64 and read(d).tolist() == [0.5, 0.5]
+    assert d.dtype == xp.float64 and to_numpy(d).tolist() == [0.5, 0.5]
     c = xp.asarray(np.array([1 + 1j], np.complex64))
     c -= xp.asarray(np.array([1.0], np.float32))
-    assert c.dtype == xp.complex64 and read(c).tolist() == [1j]
+    assert c.dtype == xp.complex64 and to_numpy(c).tolist() == [1j]
     f = xp.asarray(np.array([1.0], np.float32))
     f += xp.from_dlpack(torch.tensor([0.5], dtype=torch.float16))
-    assert f.dtype == xp.float32 and read(f).tolist() == [1.5]
+    assert f.dtype == xp.float32 and to_numpy(f).tolist() == [1.5]
 
 
 def test_inplace_refuses_to_change_shape():
@@ -569,13 +560,13 @@ def test_inplace_refuses_to_change_shape():
     zero_d = xp.asarray(np.array(1.0))
     with pytest.raises((TypeError, ValueError)):
         zero_d *= xp.asarray(np.ones(2))
-    assert read(x).tolist() == [0, 1, 2]
+    assert to_numpy(x).tolist() == [0, 1, 2]
     # the other way round broadcasts the right-hand side: fine
     m = xp.asarray(np.zeros((2, 3), np.int32))
     m += xp.asarray(np.array([1, 2, 3], np.int32))
     m += xp.asarray(np.array([[10], [20]], np.int32))
     m -= xp.asarray(np.array(1, np.int32))
-    assert read(m).tolist() == [[10, 11, 12], [20, 21, 22]]
+    assert to_numpy(m).tolist() == [[10, 11, 12], [20, 21, 22]]
     # array-api-strict refuses too
     with pytest.raises((TypeError, ValueError)):
         s = strict.asarray([0, 1, 2], dtype=strict.int32)
@@ -610,7 +601,7 @@ def test_inplace_with_overlapping_operands_gives_numpy_result():
         expected = a.copy()
         action(expected)
         action(x)
-        np.testing.assert_array_equal(read(x), expected)
+        np.testing.assert_array_equal(to_numpy(x), expected)
 
     def shift_add(v):
         v[1:] += v[:-1]
@@ -655,7 +646,7 @@ def test_inplace_with_overlapping_operands_gives_numpy_result():
 
 def test_unsupported_operand_types_give_notimplemented():
     x = xp.asarray(np.array([1.0, 2.0]))
-    for symbol, (op, iop, name, dunder) in BINARY.items():
+    for symbol, (op, iop, _name, dunder) in BINARY.items():
         for other in ("a", None, [1.0, 2.0], (1,), object(), b"1"):
             assert getattr(x, f"__{dunder}__")(other) is NotImplemented, (symbol, other)
             assert getattr(x, f"__r{dunder}__")(other) is NotImplemented, (symbol, other)
@@ -670,7 +661,7 @@ def test_unsupported_operand_types_give_notimplemented():
                 iop(y, other)
         # reflected forms take Python scalars only (an array on the left is the forward form)
         assert getattr(x, f"__r{dunder}__")(x) is NotImplemented
-    for symbol, (op, name) in COMPARISONS.items():
+    for symbol, (op, _name) in COMPARISONS.items():
         for other in ("a", [1.0, 2.0], object()):
             assert getattr(x, f"__{op.__name__.strip('_')}__")(other) is NotImplemented
         if symbol not in ("==", "!="):
@@ -701,12 +692,12 @@ def test_comparison_with_none_and_other_objects_is_consistent():
 def test_comparisons_return_bool_arrays():
     x = xp.asarray(np.array([1.0, nan, -0.0], np.float32))
     y = xp.asarray(np.array([1.0, nan, 0.0], np.float32))
-    for symbol, (op, name) in COMPARISONS.items():
+    for symbol, (op, _name) in COMPARISONS.items():
         result = op(x, y)
         assert isinstance(result, xp.ndarray) and result.dtype == xp.bool
-        assert read(result).tolist() == op(read(x), read(y)).tolist(), symbol
-    assert read(x == y).tolist() == [True, False, True]
-    assert read(x != y).tolist() == [False, True, False]
+        assert to_numpy(result).tolist() == op(to_numpy(x), to_numpy(y)).tolist(), symbol
+    assert to_numpy(x == y).tolist() == [True, False, True]
+    assert to_numpy(x != y).tolist() == [False, True, False]
     i = xp.asarray(np.array([1, 2, 3], np.int8))
     assert (i == 2).dtype == xp.bool
     with pytest.raises(TypeError):
@@ -716,7 +707,7 @@ def test_comparisons_return_bool_arrays():
     z = xp.asarray(np.array([1 + 1j]))
     with pytest.raises(TypeError):
         z < z  # noqa: B015  (complex numbers have no order)
-    assert read(z == 1 + 1j).tolist() == [True]
+    assert to_numpy(z == 1 + 1j).tolist() == [True]
 
 
 def test_arrays_are_unhashable():
@@ -759,11 +750,11 @@ def test_float16_arithmetic_equals_numpy_float16(data):
         for symbol, op in HALF_OPS.items():
             result = op(x, y)
             assert result.dtype == xp.float16
-            assert_same(read(result), op(a, b), label=f"float16 {symbol}")
+            assert_same(to_numpy(result), op(a, b), label=f"float16 {symbol}")
         scalar = data.draw(st.floats(-1e5, 1e5, allow_nan=False), label="scalar")
         for symbol, op in HALF_OPS.items():
-            assert_same(read(op(x, scalar)), op(a, scalar), label=f"float16 {symbol} scalar")
-            assert_same(read(op(scalar, x)), op(scalar, a), label=f"scalar {symbol} float16")
+            assert_same(to_numpy(op(x, scalar)), op(a, scalar), label=f"float16 {symbol} scalar")
+            assert_same(to_numpy(op(scalar, x)), op(scalar, a), label=f"scalar {symbol} float16")
 
 
 @settings(max_examples=_half_examples())
@@ -777,14 +768,14 @@ def test_bfloat16_arithmetic_equals_torch_bfloat16(data):
     for symbol, op in HALF_OPS.items():
         result = op(x, y)
         assert result.dtype == xp.bfloat16
-        assert_same(read(result), op(ta, tb).float().numpy(), label=f"bfloat16 {symbol}")
+        assert_same(to_numpy(result), op(ta, tb).float().numpy(), label=f"bfloat16 {symbol}")
     scalar = float(torch.tensor(data.draw(st.floats(-1e30, 1e30), label="scalar"),
                                 dtype=torch.bfloat16))
     ts = torch.tensor(scalar, dtype=torch.bfloat16)
     for symbol, op in HALF_OPS.items():
-        assert_same(read(op(x, scalar)), op(ta, ts).float().numpy(),
+        assert_same(to_numpy(op(x, scalar)), op(ta, ts).float().numpy(),
                     label=f"bfloat16 {symbol} scalar")
-        assert_same(read(op(scalar, x)), op(ts, ta).float().numpy(),
+        assert_same(to_numpy(op(scalar, x)), op(ts, ta).float().numpy(),
                     label=f"scalar {symbol} bfloat16")
 
 
@@ -793,8 +784,8 @@ def test_half_mixed_arithmetic_promotes_to_float32():
     h = xp.asarray(np.array([1.5, 2.0], np.float16))
     b = xp.from_dlpack(torch.tensor([0.25, 3.0], dtype=torch.bfloat16))
     f = xp.asarray(np.array([1.0, 1.0], np.float32))
-    assert (h + b).dtype == xp.float32 and read(h + b).tolist() == [1.75, 5.0]
-    assert (b * f).dtype == xp.float32 and read(b * f).tolist() == [0.25, 3.0]
+    assert (h + b).dtype == xp.float32 and to_numpy(h + b).tolist() == [1.75, 5.0]
+    assert (b * f).dtype == xp.float32 and to_numpy(b * f).tolist() == [0.25, 3.0]
     assert (h - f).dtype == xp.float32
     assert (h / xp.asarray(np.array([2.0]))).dtype == xp.float64
     assert (b + xp.asarray(np.array([1j], np.complex64))).dtype == xp.complex64

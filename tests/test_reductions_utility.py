@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given, strategies as st
 
 import dlnumba as xp
-from test_statistical_functions import ALL, INTS, REAL_FLOATS, STANDARD, arrays, axes, name_of, read
+from helpers import ALL, INTS, REAL_FLOATS, STANDARD, to_numpy
+from test_statistical_functions import (ARG_CALLS, REDUCE_CALLS, arrays, axes,
+                                         check_on_each_device, name_of)
 
 strict = pytest.importorskip("array_api_strict")
 
@@ -24,7 +26,7 @@ def test_all_any_count_nonzero_match_numpy(data):
         result = getattr(xp, name)(x, axis=axis, keepdims=keepdims)
         expected = np.asarray(reference(values, axis=axis, keepdims=keepdims))
         assert result.dtype == (xp.int64 if name == "count_nonzero" else xp.bool)
-        np.testing.assert_array_equal(read(result), expected)
+        np.testing.assert_array_equal(to_numpy(result), expected)
 
 
 def test_truth_of_special_values():
@@ -56,7 +58,7 @@ def test_argmax_argmin_match_numpy(data):
         result = getattr(xp, name)(x, axis=axis, keepdims=keepdims)
         expected = getattr(np, name)(values, axis=axis, keepdims=keepdims)
         assert result.dtype == xp.int64
-        np.testing.assert_array_equal(read(result), expected)
+        np.testing.assert_array_equal(to_numpy(result), expected)
 
 
 def test_argmax_first_occurrence_and_threads():
@@ -69,7 +71,7 @@ def test_argmax_first_occurrence_and_threads():
     assert int(xp.argmin(xp.asarray(values))) == values.size - 2
     matrix = np.random.default_rng(2).random((1024, 1024))
     for axis in (0, 1):
-        np.testing.assert_array_equal(read(xp.argmin(xp.asarray(matrix), axis=axis)),
+        np.testing.assert_array_equal(to_numpy(xp.argmin(xp.asarray(matrix), axis=axis)),
                                       matrix.argmin(axis=axis))
 
 
@@ -129,3 +131,22 @@ def test_argument_errors():
         xp.all(x, keepdims="yes")
     with pytest.raises(TypeError, match="ndarray"):
         xp.any([1, 2])
+
+
+# name: (NumPy's function, the dtype checked on each device, the calls): one dtype a function,
+# as in test_statistical_functions
+UTILITY_ON_EACH_DEVICE = {
+    "all": (np.all, "float16", REDUCE_CALLS),
+    "any": (np.any, "bool", REDUCE_CALLS),
+    "count_nonzero": (np.count_nonzero, "complex64", REDUCE_CALLS),
+    "argmax": (np.argmax, "float16", ARG_CALLS),
+    "argmin": (np.argmin, "int32", ARG_CALLS),
+    "nanargmax": (np.nanargmax, "float16", ARG_CALLS),
+    "nanargmin": (np.nanargmin, "bfloat16", ARG_CALLS),
+}
+
+
+# name: the dlnumba bug that breaks it on a CUDA device
+@pytest.mark.parametrize("name", sorted(UTILITY_ON_EACH_DEVICE))
+def test_every_utility_reduction_matches_numpy_on_each_device(name, device):
+    check_on_each_device(name, *UTILITY_ON_EACH_DEVICE[name], device)

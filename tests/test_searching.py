@@ -8,9 +8,8 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
-from test_sorting import ALL, COMPLEX, FLOATS, INTS, arrays, assert_identical, to_np, to_xp
-
-NUMERIC = INTS + FLOATS + COMPLEX
+from helpers import ALL, COMPLEX, INTS, NUMERIC, REAL_FLOATS, to_numpy
+from test_sorting import arrays, assert_identical, to_xp
 
 
 @given(arrays(max_dims=4))
@@ -38,7 +37,7 @@ def test_nonzero_of_0d_array_raises():
 
 
 @st.composite
-def searches(draw, dtypes=INTS + FLOATS):
+def searches(draw, dtypes=INTS + REAL_FLOATS):
     """A sorted 1-D array (as sort orders it, NaNs last), search values, and the dtype."""
     a, dtype = draw(arrays(dtypes=dtypes, max_dims=1, max_side=40))
     v, _ = draw(arrays(dtypes=[dtype], max_dims=3))
@@ -126,8 +125,8 @@ def test_where_matches_numpy(case, data):
         return
     ours = xp.where(xp.asarray(condition), x1, x2)
     assert ours.dtype == result_dtype
-    e1, e2 = (to_np(xp.astype(x, result_dtype)) for x in (x1, x2))
-    assert_identical(to_np(ours), np.where(condition, e1, e2))
+    e1, e2 = (to_numpy(xp.astype(x, result_dtype)) for x in (x1, x2))
+    assert_identical(to_numpy(ours), np.where(condition, e1, e2))
 
 
 @pytest.mark.strict
@@ -151,7 +150,7 @@ def test_where_python_scalars_match_array_api_strict(scalar, dtype):
         if dtype != "bfloat16":
             s_args = [strict.asarray(a) if isinstance(v, xp.ndarray) else v for v in args]
             theirs = strict.where(strict.asarray(condition), *s_args)
-            assert np.array_equal(to_np(ours), np.asarray(theirs), equal_nan=True)
+            assert np.array_equal(to_numpy(ours), np.asarray(theirs), equal_nan=True)
 
 
 def test_where_large_strided_operands():
@@ -196,17 +195,17 @@ def test_diff_matches_numpy(case, data):
     x = to_xp(a, dtype)
     ours = xp.diff(x, axis=axis, n=n, **{k: to_xp(v, dtype) for k, v in kwargs.items()})
     # joined first: NumPy drops prepend/append when n is 0, the standard keeps them
-    joined = np.concatenate([to_np(to_xp(kwargs[k], dtype)) if k in kwargs else to_np(x)
+    joined = np.concatenate([to_numpy(to_xp(kwargs[k], dtype)) if k in kwargs else to_numpy(x)
                              for k in ("prepend", "x", "append") if k in kwargs or k == "x"],
                             axis=axis)
     with np.errstate(invalid="ignore", over="ignore"):
         expected = np.diff(joined, axis=axis, n=n)
     assert ours.dtype == x.dtype and ours.shape == expected.shape
     if dtype in ("float16", "bfloat16"):  # rounded at every step, as NumPy's float16 is
-        expected = to_np(xp.astype(xp.asarray(expected.astype(np.float32)), x.dtype))
+        expected = to_numpy(xp.astype(xp.asarray(expected.astype(np.float32)), x.dtype))
         if n > 1:
             return
-    assert np.array_equal(to_np(ours), expected, equal_nan=dtype in FLOATS + COMPLEX)
+    assert np.array_equal(to_numpy(ours), expected, equal_nan=dtype in REAL_FLOATS + COMPLEX)
 
 
 def test_diff_matches_array_api_strict():

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import dlnumba as xp
-from test_sorting import ALL, INTS, arrays, to_np, to_xp
+from helpers import ALL, INTS, to_numpy
+from test_sorting import arrays, to_xp
 
 
 def unique_reference(a):
@@ -34,7 +35,7 @@ def test_unique_all_matches_numpy(case):
     values, first, inverse, counts = unique_reference(a)
     result = xp.unique_all(x)
     assert result.values.dtype == x.dtype and result.values.ndim == 1
-    check_values(to_np(result.values), values)
+    check_values(to_numpy(result.values), values)
     for ours, theirs in ((result.indices, first), (result.inverse_indices, inverse),
                          (result.counts, counts)):
         assert ours.dtype == xp.int64
@@ -46,20 +47,20 @@ def test_other_unique_functions_agree_with_unique_all(case):
     a, dtype = case
     x = to_xp(a, dtype)
     values, _, inverse, counts = unique_reference(a)
-    check_values(to_np(xp.unique_values(x)), values)
+    check_values(to_numpy(xp.unique_values(x)), values)
     result = xp.unique_counts(x)
-    check_values(to_np(result.values), values)
+    check_values(to_numpy(result.values), values)
     assert np.array_equal(np.from_dlpack(result.counts), counts)
     result = xp.unique_inverse(x)
-    check_values(to_np(result.values), values)
+    check_values(to_numpy(result.values), values)
     assert np.array_equal(np.from_dlpack(result.inverse_indices), inverse)
 
 
 def test_nans_are_distinct_and_zeros_are_one():
     x = xp.asarray([np.nan, -0.0, 0.0, np.nan, 1.0, complex(0, 0).real])
     result = xp.unique_all(x)
-    assert np.array_equal(to_np(result.values), [-0.0, 1.0, np.nan, np.nan], equal_nan=True)
-    assert np.signbit(to_np(result.values)[0])  # the first zero of x
+    assert np.array_equal(to_numpy(result.values), [-0.0, 1.0, np.nan, np.nan], equal_nan=True)
+    assert np.signbit(to_numpy(result.values)[0])  # the first zero of x
     assert np.from_dlpack(result.counts).tolist() == [3, 1, 1, 1]
     assert np.from_dlpack(result.indices).tolist() == [1, 4, 0, 3]
     c = xp.asarray(np.array([complex(np.nan, 0), complex(1, np.nan), complex(1, np.nan), 1]))
@@ -68,7 +69,7 @@ def test_nans_are_distinct_and_zeros_are_one():
 
 def test_unique_of_0d_and_empty_arrays():
     result = xp.unique_all(xp.asarray(5))
-    assert to_np(result.values).tolist() == [5] and result.inverse_indices.shape == ()
+    assert to_numpy(result.values).tolist() == [5] and result.inverse_indices.shape == ()
     result = xp.unique_inverse(xp.asarray(np.zeros((0, 3))))
     assert result.values.shape == (0,) and result.inverse_indices.shape == (0, 3)
 
@@ -94,7 +95,7 @@ def test_isin_matches_numpy(case1, case2, invert):
         return
     ours = xp.isin(x1, x2, invert=invert)
     # NumPy compares in the promoted dtype (a bfloat16 operand rounds to it)
-    b1, b2 = (to_np(xp.astype(x, dtype)) for x in (x1, x2))
+    b1, b2 = (to_numpy(xp.astype(x, dtype)) for x in (x1, x2))
     assert ours.dtype == xp.bool and ours.shape == a1.shape
     assert np.array_equal(np.from_dlpack(ours), np.isin(b1, b2, invert=invert))
 
@@ -143,7 +144,7 @@ def test_every_dtype_on_long_rows(dtype):
     x = to_xp(a, dtype)
     result = xp.unique_all(x)
     values, first, inverse, counts = unique_reference(a)
-    check_values(to_np(result.values), values)
+    check_values(to_numpy(result.values), values)
     assert np.array_equal(np.from_dlpack(result.indices), first)
     assert np.array_equal(np.from_dlpack(result.inverse_indices), inverse)
     assert np.array_equal(np.from_dlpack(result.counts), counts)

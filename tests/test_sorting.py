@@ -9,10 +9,8 @@ from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
 
-INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
-FLOATS = ["float16", "bfloat16", "float32", "float64"]
-COMPLEX = ["complex64", "complex128"]
-ALL = ["bool"] + INTS + FLOATS + COMPLEX
+from helpers import ALL, COMPLEX, INTS, REAL_FLOATS, to_numpy
+
 _REALS = [-np.inf, -2.5, -1.0, -0.0, 0.0, 1.0, 2.5, np.inf, np.nan]
 
 
@@ -39,11 +37,6 @@ def to_xp(a, dtype):
     for bfloat16 a contiguous copy (the layout paths are the same as uint16's)."""
     x = xp.asarray(a)
     return xp.astype(x, xp.bfloat16) if dtype == "bfloat16" else x
-
-
-def to_np(x):
-    """The values of a dlnumba array as NumPy (bfloat16 as float32)."""
-    return np.from_dlpack(xp.astype(x, xp.float32) if x.dtype == xp.bfloat16 else x)
 
 
 def assert_identical(actual, expected):
@@ -86,7 +79,7 @@ def check_sorts(a, dtype, axis, descending):
     values = xp.sort(x, axis=axis, descending=descending, stable=False)
     assert indices.dtype == xp.int64 and values.dtype == x.dtype
     assert_identical(np.from_dlpack(indices), order)
-    assert_identical(to_np(values), np.take_along_axis(a, order, axis))
+    assert_identical(to_numpy(values), np.take_along_axis(a, order, axis))
 
 
 @given(arrays(), st.data())
@@ -109,7 +102,7 @@ def test_long_rows_match_stable_numpy(case, descending):
 def test_radix_sorted_rows_of_every_dtype(dtype, descending):
     values = np.array(pool(dtype), dtype=storage(dtype))
     a = np.random.default_rng(5).choice(values, (2, 1500))
-    if dtype in INTS + FLOATS:  # integers that every one of these dtypes holds exactly
+    if dtype in INTS + REAL_FLOATS:  # integers that every one of these dtypes holds exactly
         info = np.iinfo(dtype) if dtype in INTS else np.iinfo(np.int16)
         low, high = max(info.min, -255), min(info.max, 255)
         a[1] = np.clip(np.round(np.random.default_rng(6).standard_normal(1500) * 100), low, high)

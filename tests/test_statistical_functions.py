@@ -16,15 +16,12 @@ from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
 
+from helpers import (ALL, COMPLEX, DTYPES, INTS, NUMERIC, REAL_FLOATS, STANDARD,
+                     assert_matches_numpy, to_numpy)
+
 strict = pytest.importorskip("array_api_strict")
 torch = pytest.importorskip("torch")
 
-INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
-REAL_FLOATS = ["float16", "bfloat16", "float32", "float64"]
-COMPLEX = ["complex64", "complex128"]
-NUMERIC = INTS + REAL_FLOATS + COMPLEX
-ALL = ["bool"] + NUMERIC
-STANDARD = [d for d in ALL if d not in ("float16", "bfloat16")]
 # Relative tolerance of a floating-point result, by dtype.
 RTOL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-5, "float64": 1e-12,
         "complex64": 2e-5, "complex128": 1e-12}
@@ -32,13 +29,6 @@ RTOL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-5, "float64": 1e-12,
 # near 0 whatever its relative error (the float16 variance of [0, 1.43e-06] is 5.1e-13: 0).
 TINY = {"float16": 2.0**-24, "bfloat16": 2.0**-133, "float32": 2.0**-149, "float64": 2.0**-1074,
         "complex64": 2.0**-149, "complex128": 2.0**-1074}
-
-
-def read(x):
-    """The values of a dlnumba array as NumPy (bfloat16 as float32)."""
-    if x.dtype == xp.bfloat16:
-        return torch.from_dlpack(xp.astype(x, xp.float32)).numpy()
-    return np.from_dlpack(x)
 
 
 @st.composite
@@ -96,7 +86,7 @@ def default_dtype(dtype):
 def assert_close(actual, expected, dtype, scale):
     """``actual`` (dlnumba) equals ``expected`` within ``RTOL[dtype] * scale`` per element, and
     the dtype's smallest subnormal."""
-    got = read(actual)
+    got = to_numpy(actual)
     assert got.shape == np.shape(expected)
     if dtype not in RTOL:
         np.testing.assert_array_equal(got, expected)
@@ -168,7 +158,7 @@ def test_sum_dtype_argument_casts_first(source, target):
     values = values.astype(source)
     result = xp.sum(xp.asarray(values), axis=1, dtype=getattr(xp, target))
     assert result.dtype == getattr(xp, target)
-    np.testing.assert_array_equal(read(result), np.sum(values, axis=1, dtype=target))
+    np.testing.assert_array_equal(to_numpy(result), np.sum(values, axis=1, dtype=target))
 
 
 @pytest.mark.strict
@@ -191,7 +181,7 @@ def test_float32_sum_is_pairwise_accurate():
         theirs = float(np.sum(values[layout]))
         assert abs(ours - exact) <= 2 * abs(theirs - exact) + 1e-6 * exact
     matrix = values.reshape(1024, 1024)
-    ours = read(xp.sum(xp.asarray(matrix), axis=1))
+    ours = to_numpy(xp.sum(xp.asarray(matrix), axis=1))
     error = np.abs(ours - matrix.astype(np.float64).sum(axis=1))
     assert error.max() <= 2 * np.abs(matrix.sum(axis=1) - matrix.astype(np.float64).sum(1)).max() \
         + 1e-4
@@ -203,20 +193,20 @@ def test_large_reductions_take_the_threaded_paths():
     x = xp.asarray(values)
     for axis in (None, 0, 1, (0, 1)):
         expected = values.astype(np.float64).sum(axis=axis)
-        np.testing.assert_allclose(read(xp.sum(x, axis=axis)), expected, rtol=1e-5)
-        np.testing.assert_array_equal(read(xp.max(x, axis=axis)), values.max(axis=axis))
+        np.testing.assert_allclose(to_numpy(xp.sum(x, axis=axis)), expected, rtol=1e-5)
+        np.testing.assert_array_equal(to_numpy(xp.max(x, axis=axis)), values.max(axis=axis))
     wide = np.arange(3 * (1 << 20), dtype=np.int64).reshape(3, -1)
-    np.testing.assert_array_equal(read(xp.sum(xp.asarray(wide), axis=0)), wide.sum(axis=0))
-    np.testing.assert_array_equal(read(xp.count_nonzero(xp.asarray(wide % 3))),
+    np.testing.assert_array_equal(to_numpy(xp.sum(xp.asarray(wide), axis=0)), wide.sum(axis=0))
+    np.testing.assert_array_equal(to_numpy(xp.count_nonzero(xp.asarray(wide % 3))),
                                   np.count_nonzero(wide % 3))
 
 
 def test_empty_reductions():
     empty = xp.zeros((0, 3))
-    np.testing.assert_array_equal(read(xp.sum(empty, axis=0)), np.zeros(3))
-    np.testing.assert_array_equal(read(xp.prod(empty, axis=0)), np.ones(3))
+    np.testing.assert_array_equal(to_numpy(xp.sum(empty, axis=0)), np.zeros(3))
+    np.testing.assert_array_equal(to_numpy(xp.prod(empty, axis=0)), np.ones(3))
     assert float(xp.sum(xp.zeros(0, dtype=xp.int8))) == 0
-    assert read(xp.max(empty, axis=1)).shape == (0,)
+    assert to_numpy(xp.max(empty, axis=1)).shape == (0,)
     for function in (xp.max, xp.min):
         with pytest.raises(ValueError, match="empty"):
             function(empty, axis=0)
@@ -225,7 +215,7 @@ def test_empty_reductions():
     assert np.isnan(float(xp.mean(xp.zeros(0))))
     mean = complex(xp.mean(xp.zeros(0, dtype=xp.complex64)))
     assert np.isnan(mean.real) and np.isnan(mean.imag)
-    assert read(xp.mean(empty, axis=1)).shape == (0,)
+    assert to_numpy(xp.mean(empty, axis=1)).shape == (0,)
     assert np.isnan(float(xp.var(xp.zeros(0))))
 
 
@@ -243,7 +233,7 @@ def test_max_min_match_numpy(data):
             continue
         result = getattr(xp, name)(x, axis=axis, keepdims=keepdims)
         assert result.dtype == x.dtype
-        np.testing.assert_array_equal(read(result),
+        np.testing.assert_array_equal(to_numpy(result),
                                       getattr(np, name)(values, axis=axis, keepdims=keepdims))
 
 
@@ -254,7 +244,7 @@ def test_max_min_propagate_nan(dtype):
     for name in ("max", "min"):
         for axis in (None, 0, 1):
             expected = getattr(np, name)(values, axis=axis)
-            np.testing.assert_array_equal(read(getattr(xp, name)(x, axis=axis)), expected)
+            np.testing.assert_array_equal(to_numpy(getattr(xp, name)(x, axis=axis)), expected)
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint64", "int64"])
@@ -285,7 +275,7 @@ def test_mean_var_std_match_numpy(data):
     result = xp.mean(x, axis=axis, keepdims=keepdims)
     assert result.dtype == x.dtype
     if scale is None or np.size(mean) == 0:
-        assert read(result).shape == np.shape(mean)
+        assert to_numpy(result).shape == np.shape(mean)
         return
     assert_close(result, mean, dtype, scale + np.abs(mean))
     square_scale = np.mean(np.abs(wide) ** 2, axis=axis, keepdims=keepdims) * 4 + 1e-30
@@ -308,9 +298,9 @@ def test_float16_variance_below_the_subnormals_is_zero_as_in_numpy():
     NumPy gives (the thorough profile found the test's tolerance, not dlnumba, wrong)."""
     values = np.array([0, 1.43e-06], np.float16)
     x = xp.asarray(values)
-    assert read(xp.var(x)) == np.var(values) == 0
+    assert to_numpy(xp.var(x)) == np.var(values) == 0
     # std takes the root before rounding to float16 (NumPy rounds the variance first: 0)
-    assert read(xp.std(x)) == np.float16(np.std(values.astype(np.float64)))
+    assert to_numpy(xp.std(x)) == np.float16(np.std(values.astype(np.float64)))
 
 
 def test_mean_keeps_nan():
@@ -350,7 +340,8 @@ def test_cumulative_match_numpy(data):
 
 def test_cumulative_float16_rounds_each_step_as_numpy():
     values = np.linspace(0, 3, 2000).astype(np.float16)
-    np.testing.assert_array_equal(read(xp.cumulative_sum(xp.asarray(values))), np.cumsum(values))
+    np.testing.assert_array_equal(to_numpy(xp.cumulative_sum(xp.asarray(values))),
+                                  np.cumsum(values))
 
 
 def test_cumulative_errors():
@@ -411,3 +402,80 @@ def test_results_match_strict_dtypes_and_shapes():
             theirs = getattr(strict, name)(strict.ones((2, 3, 4), dtype=getattr(strict, dtype)),
                                            axis=(0, 2), keepdims=True)
             assert (str(ours.dtype), ours.shape) == (name_of(theirs.dtype), theirs.shape)
+
+
+# ---------------------------------------------------------------- every reduction on each device
+
+def device_case(dtype, device):
+    """A (2, 3, 2) view of a ``dtype`` array on ``device``, axes permuted and one stepped
+    backwards, holding -0.0, 0.0 and a NaN (floating dtypes) among values of -2..2; and NumPy's
+    array of its values (bfloat16 as float32). Small: the CUDA simulator runs each thread of a
+    reduction's blocks (one per result element) as a Python thread."""
+    rng = np.random.default_rng(7)
+    values = rng.uniform(-2, 2, (3, 2, 4)).round(1)
+    values[1, 1, 1], values[0, 1, 3] = -0.0, 0.0  # the view takes [..., 3] and [..., 1]
+    if dtype in INTS:
+        values = np.abs(values * 2) if dtype.startswith("u") else values * 2
+    elif dtype in REAL_FLOATS + COMPLEX:
+        values[2, 0, 1] = np.nan
+        if dtype in COMPLEX:
+            values = values + 1j * rng.uniform(-2, 2, values.shape).round(1)
+    x = xp.astype(xp.asarray(values), DTYPES[dtype]).to_device(device)
+    view = xp.permute_dims(x, (2, 0, 1))[::-2]
+    return view, to_numpy(view)
+
+
+REDUCE_CALLS = [{}, {"axis": 0, "keepdims": True}, {"axis": (-1, 0)}]
+ARG_CALLS = [{}, {"axis": 1, "keepdims": True}, {"axis": -1}]
+SCAN_CALLS = [{"axis": 0}, {"axis": -1, "include_initial": True}]
+
+
+def check_on_each_device(name, reference, dtype, calls, device):
+    """``xp.<name>`` of a strided view on ``device`` against NumPy's ``reference`` for each
+    keyword set of ``calls``: integer and bool results exactly, floating ones (NumPy's in float64
+    or complex128) within RTOL[dtype] and RTOL[dtype] times the sum of the magnitudes; the
+    result dtype the CPU gives; the result on ``device``."""
+    view, values = device_case(dtype, device)
+    wide = values.astype(np.complex128 if dtype in COMPLEX else np.float64) \
+        if dtype in RTOL else values
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        scale = float(np.nansum(np.abs(wide)))
+        for kwargs in calls:
+            result = getattr(xp, name)(view, **kwargs)
+            assert result.dtype == getattr(xp, name)(view.to_device("cpu"), **kwargs).dtype
+            exact = result.dtype.kind in "biu"
+            assert_matches_numpy(result, reference(wide, **kwargs), check_dtype=False,
+                                 device=device, rtol=0 if exact else 4 * RTOL[dtype],
+                                 atol=0 if exact else RTOL[dtype] * scale,
+                                 err_msg=f"{name} {dtype} {kwargs}")
+
+
+# name: (NumPy's function, the dtype checked on each device, the calls). One dtype a function,
+# each kind in turn: the CUDA simulator compiles a reduction's kernels for each dtype (a second
+# or two), and the nan* functions, mean and std share those of the reductions they build on.
+STATISTICAL_ON_EACH_DEVICE = {
+    "sum": (np.sum, "int8", REDUCE_CALLS),
+    "prod": (np.prod, "complex64", REDUCE_CALLS),
+    "max": (np.max, "float16", REDUCE_CALLS),
+    "min": (np.min, "bfloat16", REDUCE_CALLS),
+    "mean": (np.mean, "float32", REDUCE_CALLS),
+    "var": (np.var, "complex128", REDUCE_CALLS),
+    "std": (np.std, "complex128", REDUCE_CALLS),
+    "cumulative_sum": (np.cumulative_sum, "float64", SCAN_CALLS),
+    "cumulative_prod": (np.cumulative_prod, "uint16", SCAN_CALLS),
+    "nansum": (np.nansum, "float32", REDUCE_CALLS),
+    "nanprod": (np.nanprod, "complex64", REDUCE_CALLS),
+    "nanmax": (np.nanmax, "float16", REDUCE_CALLS),
+    "nanmin": (np.nanmin, "bfloat16", REDUCE_CALLS),
+    "nanmean": (np.nanmean, "float32", REDUCE_CALLS),
+    "nanvar": (np.nanvar, "complex128", REDUCE_CALLS),
+    "nanstd": (np.nanstd, "complex128", REDUCE_CALLS),
+    "nancumsum": (np.nancumsum, "float64", [{"axis": 1}]),
+    "nancumprod": (np.nancumprod, "float32", [{"axis": 0}]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATISTICAL_ON_EACH_DEVICE))
+def test_every_statistical_function_matches_numpy_on_each_device(name, device):
+    check_on_each_device(name, *STATISTICAL_ON_EACH_DEVICE[name], device)

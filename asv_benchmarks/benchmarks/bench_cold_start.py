@@ -100,7 +100,7 @@ def _available(library):
         try:
             import array_api_compat.torch  # noqa: F401
         except ImportError:
-            raise NotImplementedError("array_api_compat is not installed")
+            raise NotImplementedError("array_api_compat is not installed") from None
     else:
         namespace(library)
 

@@ -20,15 +20,13 @@ dlnumba's stream is the legacy default stream; exports make a consumer's stream 
 (:mod:`._jit_arguments`).
 """
 
+import functools
 import importlib
 
-from ._backend import (_INSTALLED, SIMULATOR, allocate, check_device, check_pointer, copy_bytes,
-                       device_count, download, hand_over, upload)
+from ._driver import (_INSTALLED, SIMULATOR, allocate, check_device, check_pointer, copy_bytes,
+                      device_count, download, hand_over, upload)
 
-__all__ = ["SIMULATOR", "allocate", "apply_elementwise", "arg_reduce_array", "check_device",
-           "check_pointer", "copy_array", "copy_bytes", "device_count", "download", "gather", "hand_over",
-           "linspace", "nonzero_indices", "reduce_array", "register_jit_arguments", "scan_array",
-           "scatter", "upload", "where", "zero_triangle"]
+__all__ = ["SIMULATOR", "Backend", "check_device", "device_count", "register_jit_arguments"]
 
 # The kernels (and ``numba.cuda``) are imported on first use: only where numba-cuda is
 # installed, never the deprecated target built into Numba.
@@ -36,25 +34,44 @@ _KERNEL_MODULES = {
     "apply_elementwise": "._kernels", "arg_reduce_array": "._kernels",
     "copy_array": "._kernels", "gather": "._kernels", "reduce_array": "._kernels",
     "scan_array": "._kernels", "scatter": "._kernels",
-    "nonzero_indices": "._searching", "where": "._searching",
+    "nonzero": "._searching", "where": "._searching",
     "linspace": "._creation", "zero_triangle": "._creation",
 }
+_DRIVER = {"allocate": allocate, "check_pointer": check_pointer, "copy_bytes": copy_bytes,
+           "download": download, "upload": upload}
 
 
-def __getattr__(name):
-    if name not in _KERNEL_MODULES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_KERNEL_MODULES[name], __name__), name)
-    globals()[name] = value
-    return value
+class Backend:
+    """The backend interface (:class:`dlnumba._backend.DeviceBackend`) of CUDA device
+    ``index``: each entry point is this package's function of the same name with the device
+    bound (the last argument, ``index``)."""
+
+    def __init__(self, index):
+        self.index = index
+
+    def __getattr__(self, name):
+        if name == "hand_over":
+            function = functools.partial(hand_over, self.index)
+        elif name == "elementwise_job":
+            function = _no_job
+        elif name in _DRIVER:
+            function = functools.partial(_DRIVER[name], index=self.index)
+        elif name in _KERNEL_MODULES:
+            module = importlib.import_module(_KERNEL_MODULES[name], __name__)
+            function = functools.partial(getattr(module, name), index=self.index)
+        else:
+            raise AttributeError(f"the CUDA backend has no entry point {name!r}")
+        setattr(self, name, function)
+        return function
 
 
-def register_jit_arguments():
-    """Let user ``@cuda.jit`` kernels take dlnumba arrays (once; nothing without numba-cuda):
-    :mod:`._jit_arguments`."""
+def _no_job(name, kind, layouts, shape, compute_dtype):
+    """No direct path: every elementwise call is a kernel launch (:func:`apply_elementwise`)."""
+
+
+def register_jit_arguments(array_type):
+    """Let user ``@cuda.jit`` kernels take arrays of ``array_type`` (dlnumba.ndarray; once;
+    nothing without numba-cuda): :mod:`._jit_arguments`."""
     if _INSTALLED:
         from ._jit_arguments import register
-        register()
-
-
-register_jit_arguments()
+        register(array_type)

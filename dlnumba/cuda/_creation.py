@@ -1,12 +1,11 @@
 """CUDA kernels of the creation functions: evenly spaced values (``linspace``, each value
-computed by the CPU kernel's own scalar code) and triangles zeroed (``tril``, ``triu``)."""
+computed by the scalar code the CPU kernel compiles) and triangles zeroed (``tril``, ``triu``)."""
 
-import numpy as np
 from numba import cuda
 
-from ..kernels import _UNITS
-from ..kernels.creation import linspace_value
-from ._backend import device_view, launch_shape
+from ..shared.scalar import linspace_value
+from ..shared.tags import UNITS
+from ._driver import device_view, launch_shape
 
 
 @cuda.jit
@@ -28,23 +27,23 @@ def _zero_triangle_kernel(out, rows, cols, k, lower, n):
 
 
 def linspace(out_address, num, start, stop, div, endpoint, dtype, index):
-    """:func:`dlnumba.kernels.creation.linspace` on CUDA device ``index``, for a result of the
-    NumPy dtype ``dtype`` (float64 or complex128)."""
+    """:func:`dlnumba.kernels.linspace` on CUDA device ``index``, for a result of ``dtype``
+    (float64 or complex128)."""
     if num == 0:
         return
     with cuda.gpus[index]:
-        _linspace_kernel[launch_shape(num)](device_view(out_address, num, np.dtype(dtype)),
+        _linspace_kernel[launch_shape(num)](device_view(out_address, num, dtype.storage),
                                             num, start, stop, div, endpoint)
         cuda.synchronize()
 
 
 def zero_triangle(address, batch, rows, cols, k, lower, itemsize, index):
-    """:func:`dlnumba.kernels.creation.zero_triangle` on CUDA device ``index``, for elements of
+    """:func:`dlnumba.kernels.zero_triangle` on CUDA device ``index``, for elements of
     ``itemsize`` bytes."""
     n = batch * rows * cols
     if n == 0:
         return
     with cuda.gpus[index]:
         _zero_triangle_kernel[launch_shape(n)](
-            device_view(address, n, _UNITS[itemsize].dtype), rows, cols, k, lower, n)
+            device_view(address, n, UNITS[itemsize].dtype), rows, cols, k, lower, n)
         cuda.synchronize()

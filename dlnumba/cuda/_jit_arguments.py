@@ -12,8 +12,6 @@ import functools
 
 from numba.cuda.typing.typeof import _typeof_cuda_array_interface, typeof_impl
 
-from .._array_object import ndarray
-
 
 def _typeof_ndarray(array, context):
     if array.device.type != "cuda":
@@ -28,6 +26,6 @@ def _typeof_ndarray(array, context):
 
 
 @functools.cache
-def register():
-    """Teach numba-cuda's ``typeof`` the dlnumba array (once)."""
-    typeof_impl.register(ndarray)(_typeof_ndarray)
+def register(array_type):
+    """Teach numba-cuda's ``typeof`` the dlnumba array, ``array_type`` (once)."""
+    typeof_impl.register(array_type)(_typeof_ndarray)

@@ -5,9 +5,10 @@ A kernel applies one compiled scalar function to every element of a planned layo
 two operands and an output, in a grid-stride loop. The layout travels as an int64 array (the
 shape, then each operand's strides, in elements) with a runtime rank, so no rank or layout is
 ever specialized; index arithmetic is 64-bit. The scalar functions are the CPU engine's own,
-compiled for the device: conversions (``kernels.transfer._convert``; a same-dtype copy moves
-raw 1/2/4/8/16-byte units) and the elementwise operations of :mod:`dlnumba.kernels.scalar`,
-so both backends give the same bits. One kernel per (operation, dtypes), compiled on first use.
+compiled for the device from the shared kernel layer (:mod:`dlnumba.shared`): conversions
+(``conversions.convert``; a same-dtype copy moves raw 1/2/4/8/16-byte units), the elementwise
+operations of ``scalar`` and the reduction operations of ``reductions``, so both backends give
+the same bits. One kernel per (operation, dtypes), compiled on first use.
 """
 
 import functools
@@ -18,12 +19,12 @@ from numba.np.numpy_support import from_dtype
 
 from .._dtypes import computation_dtype
 from .._layout import c_strides, extent, size_of
-from ..kernels import _COMPUTED, _TAGS, _UNITS
-from ..kernels.elementwise import _implementation, _store, op_tag
-from ..kernels.plan import make_plan
-from ..kernels.reduction import _OP_TAGS, _beyond, _combine, _identity, _load
-from ..kernels.transfer import _convert
-from ._backend import SIMULATOR, allocate, copy_bytes, device_view, launch_shape, plan_view
+from ..shared import conversions
+from ..shared.plan import make_plan
+from ..shared import reductions
+from ..shared.scalar import implementation
+from ..shared.tags import COMPUTED, TAGS, UNITS, op_tag
+from ._driver import SIMULATOR, allocate, copy_bytes, device_view, launch_shape, plan_view
 
 if not SIMULATOR:
     from ._ufuncs import complete_ufunc_table
@@ -85,7 +86,7 @@ def _transfer_kernel(src_dtype, dst_dtype):
 
     @njit
     def convert(value):
-        return _convert(value, src_tag, dst_tag)
+        return conversions.convert(value, src_tag, dst_tag)
 
     return _unary_kernel(convert)
 
@@ -94,23 +95,25 @@ def _transfer_kernel(src_dtype, dst_dtype):
 def _elementwise_kernel(name, kind, dtypes, compute_dtype):
     """The kernel of the elementwise operation ``name`` (implementation ``kind``) on operands
     and a result of ``dtypes`` (the result's last), computed in ``compute_dtype``."""
-    tags = [_TAGS[dtype] for dtype in dtypes]
-    compute_tag, out_tag = _TAGS[compute_dtype], tags[-1]
-    operation = _implementation(op_tag(name, kind))
+    tags = [TAGS[dtype] for dtype in dtypes]
+    compute_tag, out_tag = TAGS[compute_dtype], tags[-1]
+    operation = implementation(op_tag(name, kind))
     if len(dtypes) == 2:
         x_tag = tags[0]
 
         @njit
         def unary(x):
-            return _store(operation(_convert(x, x_tag, compute_tag)), out_tag)
+            return conversions.store(operation(conversions.convert(x, x_tag, compute_tag)),
+                                     out_tag)
 
         return _unary_kernel(unary)
     x_tag, y_tag = tags[:2]
 
     @njit
     def binary(x, y):
-        return _store(operation(_convert(x, x_tag, compute_tag),
-                                _convert(y, y_tag, compute_tag)), out_tag)
+        return conversions.store(operation(conversions.convert(x, x_tag, compute_tag),
+                                           conversions.convert(y, y_tag, compute_tag)),
+                                 out_tag)
 
     return _binary_kernel(binary)
 
@@ -118,25 +121,50 @@ def _elementwise_kernel(name, kind, dtypes, compute_dtype):
 _REDUCE_THREADS = 256  # the most threads a reduction block has (a power of 2)
 
 
+def _block_tree(merge):
+    """A device function ``fold(shared, t)`` that folds a block's partial results, held at the
+    threads' places ``t`` in the shared arrays ``shared`` (a tuple), into place 0: in a tree,
+    ``merge(shared, t, t + width)`` for half the width at each step (the block's size is a
+    power of 2). Every thread of the block calls it."""
+
+    @cuda.jit(device=True)
+    def fold(shared, t):
+        cuda.syncthreads()
+        width = cuda.blockDim.x // 2
+        while width > 0:
+            if t < width:
+                merge(shared, t, t + width)
+            cuda.syncthreads()
+            width //= 2
+
+    return fold
+
+
 @functools.lru_cache(maxsize=None)
 def _reduce_kernel(name, x_dtype, acc_dtype):
     """The kernel of the reduction ``name`` of ``x_dtype`` elements into ``acc_dtype``: one
     block per kept element; its threads accumulate strided shares of the reduced elements,
     then combine their partial results in a tree."""
-    op, x_tag, acc_tag = _OP_TAGS[name], _TAGS[x_dtype], _TAGS[acc_dtype]
+    op, x_tag, acc_tag = reductions.OP_TAGS[name], TAGS[x_dtype], TAGS[acc_dtype]
     acc_type = from_dtype(acc_dtype.storage)
 
     @njit
     def load(value):
-        return _load(op, value, x_tag, acc_tag)
+        return reductions.load(op, value, x_tag, acc_tag)
 
     @njit
     def combine(a, b):
-        return _combine(op, a, b)
+        return reductions.combine(op, a, b)
 
     @njit
     def identity():
-        return _identity(op, acc_tag)
+        return reductions.identity(op, acc_tag)
+
+    @njit
+    def merge(shared, t, u):
+        shared[0][t] = combine(shared[0][t], shared[0][u])
+
+    fold = _block_tree(merge)
 
     @cuda.jit
     def kernel(x, x_start, out, kept, kept_ndim, reduced, reduced_ndim, n_out, n_reduced):
@@ -152,13 +180,7 @@ def _reduce_kernel(name, x_dtype, acc_dtype):
                 acc = combine(acc, load(x[x_start + base + a]))
                 j += cuda.blockDim.x
             partials[t] = acc
-            cuda.syncthreads()
-            width = cuda.blockDim.x // 2
-            while width > 0:
-                if t < width:
-                    partials[t] = combine(partials[t], partials[t + width])
-                cuda.syncthreads()
-                width //= 2
+            fold((partials,), t)
             if t == 0:
                 out[o] = partials[0]
             cuda.syncthreads()
@@ -173,17 +195,17 @@ def _arg_reduce_kernel(name, x_dtype):
     block per kept element; each thread finds the first extreme (a NaN counts as one) of its
     strided share of the run, then the block keeps, in a tree, the better of each pair (the
     earlier on a tie)."""
-    op, x_tag = _OP_TAGS[name], _TAGS[x_dtype]
-    compute_tag = _TAGS[computation_dtype(x_dtype)]
+    op, x_tag = reductions.OP_TAGS[name], TAGS[x_dtype]
+    compute_tag = TAGS[computation_dtype(x_dtype)]
     value_type = from_dtype(computation_dtype(x_dtype).storage)
 
     @njit
     def load(value):
-        return _convert(value, x_tag, compute_tag)
+        return conversions.convert(value, x_tag, compute_tag)
 
     @njit
     def beyond(value, best):
-        return _beyond(op, value, best)
+        return reductions.beyond(op, value, best)
 
     @njit
     def replaces(value, position, best, best_position):
@@ -191,6 +213,14 @@ def _arg_reduce_kernel(name, x_dtype):
         if value != value or best != best:
             return value != value and (best == best or position < best_position)
         return beyond(value, best) or (value == best and position < best_position)
+
+    @njit
+    def merge(shared, t, u):
+        values, positions = shared
+        if replaces(values[u], positions[u], values[t], positions[t]):
+            values[t], positions[t] = values[u], positions[u]
+
+    fold = _block_tree(merge)
 
     @cuda.jit
     def kernel(x, x_start, out, kept, kept_ndim, n_out, n, stride):
@@ -210,14 +240,7 @@ def _arg_reduce_kernel(name, x_dtype):
                     best, position = value, j
                 j += cuda.blockDim.x
             values[t], positions[t] = best, position
-            cuda.syncthreads()
-            width = cuda.blockDim.x // 2
-            while width > 0:
-                if t < width and replaces(values[t + width], positions[t + width], values[t],
-                                          positions[t]):
-                    values[t], positions[t] = values[t + width], positions[t + width]
-                cuda.syncthreads()
-                width //= 2
+            fold((values, positions), t)
             if t == 0:
                 out[o] = positions[0]
             cuda.syncthreads()
@@ -232,29 +255,29 @@ def _scan_kernel(name, x_dtype, out_dtype):
     into ``out_dtype``: one block per run; each thread takes a contiguous share of the run and
     totals it, the block turns the totals into the running value before each share, and each
     thread writes its share's running values, rounded to ``out_dtype`` at each step."""
-    op, x_tag, out_tag = _OP_TAGS[name], _TAGS[x_dtype], _TAGS[out_dtype]
-    compute_tag = _TAGS[computation_dtype(out_dtype)]
+    op, x_tag, out_tag = reductions.OP_TAGS[name], TAGS[x_dtype], TAGS[out_dtype]
+    compute_tag = TAGS[computation_dtype(out_dtype)]
     compute_type = from_dtype(computation_dtype(out_dtype).storage)
 
     @njit
     def load(value):
-        return _convert(value, x_tag, compute_tag)
+        return conversions.convert(value, x_tag, compute_tag)
 
     @njit
-    def store(value):
-        return _store(value, out_tag)
+    def stored(value):
+        return conversions.store(value, out_tag)
 
     @njit
     def rounded(value):
-        return _convert(store(value), out_tag, compute_tag)
+        return conversions.convert(stored(value), out_tag, compute_tag)
 
     @njit
     def combine(a, b):
-        return _combine(op, a, b)
+        return reductions.combine(op, a, b)
 
     @njit
     def identity():
-        return _identity(op, compute_tag)
+        return reductions.identity(op, compute_tag)
 
     @cuda.jit
     def kernel(x, x_start, out, out_start, lanes, lanes_ndim, n_lanes, n, x_stride, out_stride):
@@ -286,7 +309,7 @@ def _scan_kernel(name, x_dtype, out_dtype):
             for j in range(first, last):
                 value = load(x[x_base + j * x_stride])
                 running = rounded(value if j == 0 else combine(running, value))
-                out[out_base + j * out_stride] = store(running)
+                out[out_base + j * out_stride] = stored(running)
             cuda.syncthreads()
             k += cuda.gridDim.x
 
@@ -317,9 +340,9 @@ def _storage(tag):
 
 def _tags(src_dtype, dst_dtype):
     if src_dtype is dst_dtype:
-        unit = _UNITS[src_dtype.itemsize]
+        unit = UNITS[src_dtype.itemsize]
         return unit, unit
-    return _TAGS[src_dtype], _TAGS[dst_dtype]
+    return TAGS[src_dtype], TAGS[dst_dtype]
 
 
 def _overlaps(a_address, a_extent, a_size, b_address, b_extent, b_size):
@@ -333,7 +356,7 @@ def _snapshot(address, span, size, index):
     ``address`` in the copy, and the copy's owner."""
     low, high = span
     nbytes = (high - low + 1) * size
-    copy, owner = allocate(nbytes, index)
+    copy, owner = allocate(nbytes, index=index)
     copy_bytes(copy, address + low * size, nbytes, index)
     return copy - low * size, owner
 
@@ -393,7 +416,7 @@ def apply_elementwise(name, kind, inputs, out, shape, compute_dtype, index):
         addresses.append(address)
     dtypes = tuple(dtype for _, _, dtype in operands)
     _launch(_elementwise_kernel(name, kind, dtypes, compute_dtype), plan,
-            [(address, _TAGS[dtype]) for address, dtype in zip([*addresses, out_address], dtypes)],
+            [(address, TAGS[dtype]) for address, dtype in zip([*addresses, out_address], dtypes)],
             index)
 
 
@@ -436,7 +459,7 @@ def _view_of(address, shape, strides, dtype):
     the element at ``address`` (a layout of no elements: a view of one, never read)."""
     low, high = extent(shape, strides) or (0, 0)
     size = dtype.itemsize
-    return device_view(address + low * size, high - low + 1, _storage(_TAGS[dtype])), -low
+    return device_view(address + low * size, high - low + 1, _storage(TAGS[dtype])), -low
 
 
 def arg_reduce_array(name, x_address, x_strides, x_dtype, shape, axis, out_address, index):
@@ -469,7 +492,7 @@ def scan_array(name, x_address, x_strides, x_dtype, shape, axis, out_address, ou
     blocks, threads = launch_shape(n_lanes * _REDUCE_THREADS)
     # Short runs would leave most of a block idle: one warp each for them. A float16 or
     # bfloat16 running value is rounded at each step: one thread walks each run in order.
-    threads = (1 if out_dtype in _COMPUTED else
+    threads = (1 if out_dtype in COMPUTED else
                min(threads, _REDUCE_THREADS if n >= 8 * _REDUCE_THREADS else 32))
     with cuda.gpus[index]:
         x, x_start = _view_of(x_address, shape, x_strides, x_dtype)
@@ -488,7 +511,7 @@ def gather(src_address, offsets, dst_address, itemsize, index):
     if n == 0:
         return
     low, high = int(offsets.min()), int(offsets.max())
-    storage = _storage(_UNITS[itemsize])
+    storage = _storage(UNITS[itemsize])
     with cuda.gpus[index]:
         src = device_view(src_address + low * itemsize, high - low + 1, storage)
         _gather_kernel[launch_shape(n)](src, plan_view(offsets - low),
@@ -506,7 +529,7 @@ def scatter(src_address, offsets, dst_address, itemsize, index):
     positions = n - 1 - last_reversed
     kept = offsets[positions]
     low, high = int(kept.min()), int(kept.max())
-    storage = _storage(_UNITS[itemsize])
+    storage = _storage(UNITS[itemsize])
     with cuda.gpus[index]:
         dst = device_view(dst_address + low * itemsize, high - low + 1, storage)
         _scatter_kernel[launch_shape(kept.size)](

@@ -6,7 +6,7 @@ operands', the output's and the computation's dtypes. Each (operation, dtypes) p
 compiled specialization, cached on disk. The shape and every operand's strides travel as the
 rows of one int64 array: a small call unboxes two arrays and the addresses, nothing more.
 Operands are loaded from storage and converted to the computation dtype, combined by the scalar
-function from :mod:`.scalar`, and stored converted to the output's dtype.
+function from :mod:`.shared.scalar`, and stored converted to the output's dtype.
 
 Small arrays run :func:`strided_run`'s runs under :func:`.walk.walk`: one strided loop per
 (operation, dtypes), quick to compile. Large arrays run :func:`unary` and :func:`binary`, whose
@@ -17,83 +17,17 @@ LLVM vectorizes.
 import functools
 
 import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic, overload
+from numba import njit
 
-from .scalar import IMPLEMENTATIONS
-from .transfer import (_bfloat16_from_float32, _convert, _half_from_float32, _half_from_float64,
-                       _storage, _typed_pointer, advance)
-from .walk import advance3, compile_run, odometer
-
-_COMPILED = {}
-
-
-def op_tag(name, kind):
-    """The tag that selects ``IMPLEMENTATIONS[name][kind]``."""
-    return np.empty(0, np.dtype([(f"{name}:{kind}", np.uint8)]))
-
-
-def signature_tag(name, kind, tags):
-    """The signature of ``name`` of ``kind`` on operands and a result with dtype tags ``tags``
-    (the last is the computation's)."""
-    fields = [("op", op_tag(name, kind).dtype)]
-    fields += [(f"operand{k}", tag.dtype) for k, tag in enumerate(tags)]
-    return np.empty(0, np.dtype(fields))
-
-
-@intrinsic
-def _unpack(typingctx, signature):
-    """The tags a signature (an array or a dtype) holds, as empty arrays of its fields' dtypes
-    (compiled only)."""
-    unpacked = types.Tuple([types.Array(field, 1, "C") for _, field in signature.dtype.members])
-
-    def codegen(context, builder, sig, args):
-        # Only the tags' types are ever used; their values are null arrays.
-        return context.get_constant_null(unpacked)
-
-    return unpacked(signature), codegen
-
-
-def _implementation(tag):
-    name, kind = next(iter(tag.dtype.fields)).split(":")
-    function = _COMPILED.get((name, kind))
-    if function is None:
-        function = _COMPILED[(name, kind)] = njit(IMPLEMENTATIONS[name][kind],
-                                                  error_model="numpy")
-    return function
-
-
-def _apply(op, *operands):
-    """Apply the operation ``op`` names (compiled only)."""
-
-
-@overload(_apply, jit_options={"error_model": "numpy"})
-def _apply_overload(op, *operands):
-    function = _implementation(op)
-    if len(operands) == 1:
-        return lambda op, *operands: function(operands[0])
-    return lambda op, *operands: function(operands[0], operands[1])
-
-
-def _store(value, tag):
-    """A computed value in the storage form of ``tag``'s dtype (compiled only)."""
-
-
-@overload(_store)
-def _store_overload(value, tag):
-    dtype = tag.dtype
-    if dtype == types.boolean:
-        return lambda value, tag: np.uint8(value != 0)
-    if isinstance(dtype, types.Record):
-        is_half = next(iter(dtype.fields)) == "float16"
-        if is_half and value == types.float64:
-            return lambda value, tag: _half_from_float64(value)
-        if is_half:
-            return lambda value, tag: _half_from_float32(np.float32(value))
-        return lambda value, tag: _bfloat16_from_float32(np.float32(value))
-    target = _storage(dtype)
-    return lambda value, tag: target(value)
-
+from .._layout import c_strides
+from ..shared.conversions import convert, store
+from ..shared.plan import make_plan
+from ..shared.scalar import apply
+from ..shared.tags import TAGS, signature_tag, unpack
+from .copy import copy_array
+from .threads import PARALLEL_BYTES, THREADS, VECTORIZED_SIZE, run_in_parallel
+from .transfer import _typed_pointer
+from .walk import advance, byte_layout, compile_run, odometer, walk
 
 @functools.lru_cache(maxsize=None)
 def strided_run(signature):
@@ -102,19 +36,19 @@ def strided_run(signature):
     of the signature's tags."""
     if len(signature.names) == 4:
         def run(n, x_address, sx, out_address, so, unused_address, unused_stride):
-            op, x_tag, out_tag, compute_tag = _unpack(signature)
+            op, x_tag, out_tag, compute_tag = unpack(signature)
             for i in range(n):
                 x = _typed_pointer(x_address + i * sx, x_tag)[0]
-                _typed_pointer(out_address + i * so, out_tag)[0] = _store(
-                    _apply(op, _convert(x, x_tag, compute_tag)), out_tag)
+                _typed_pointer(out_address + i * so, out_tag)[0] = store(
+                    apply(op, convert(x, x_tag, compute_tag)), out_tag)
     else:
         def run(n, x_address, sx, y_address, sy, out_address, so):
-            op, x_tag, y_tag, out_tag, compute_tag = _unpack(signature)
+            op, x_tag, y_tag, out_tag, compute_tag = unpack(signature)
             for i in range(n):
                 x = _typed_pointer(x_address + i * sx, x_tag)[0]
                 y = _typed_pointer(y_address + i * sy, y_tag)[0]
-                _typed_pointer(out_address + i * so, out_tag)[0] = _store(
-                    _apply(op, _convert(x, x_tag, compute_tag), _convert(y, y_tag, compute_tag)),
+                _typed_pointer(out_address + i * so, out_tag)[0] = store(
+                    apply(op, convert(x, x_tag, compute_tag), convert(y, y_tag, compute_tag)),
                     out_tag)
     return compile_run(run)
 
@@ -123,7 +57,7 @@ def strided_run(signature):
 def unary(signature, layout, x_address, out_address):
     """``out = op(x)`` over a planned layout: ``layout``'s rows are the shape and the strides
     (in elements) of ``x`` and ``out``, at least 2-D."""
-    op, x_tag, out_tag, compute_tag = _unpack(signature)
+    op, x_tag, out_tag, compute_tag = unpack(signature)
     shape, x_strides, out_strides = layout[0], layout[1], layout[2]
     x = _typed_pointer(x_address, x_tag)
     out = _typed_pointer(out_address, out_tag)
@@ -137,20 +71,20 @@ def unary(signature, layout, x_address, out_address):
     for _ in range(outer):
         if sx == 1 and so == 1:
             for i in range(inner):
-                out[bo + i] = _store(_apply(op, _convert(x[bx + i], x_tag, compute_tag)),
+                out[bo + i] = store(apply(op, convert(x[bx + i], x_tag, compute_tag)),
                                      out_tag)
         else:
             for i in range(inner):
-                out[bo + i * so] = _store(
-                    _apply(op, _convert(x[bx + i * sx], x_tag, compute_tag)), out_tag)
-        bx, bo = advance(index, shape, last - 1, x_strides, out_strides, bx, bo)
+                out[bo + i * so] = store(
+                    apply(op, convert(x[bx + i * sx], x_tag, compute_tag)), out_tag)
+        bx, bo = advance(index, shape, last - 1, (bx, bo), x_strides, out_strides)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def binary(signature, layout, x_address, y_address, out_address):
     """``out = op(x, y)`` over a planned layout: ``layout``'s rows are the shape and the
     strides (in elements) of ``x``, ``y`` and ``out``, at least 2-D."""
-    op, x_tag, y_tag, out_tag, compute_tag = _unpack(signature)
+    op, x_tag, y_tag, out_tag, compute_tag = unpack(signature)
     shape, x_strides, y_strides, out_strides = layout[0], layout[1], layout[2], layout[3]
     x = _typed_pointer(x_address, x_tag)
     y = _typed_pointer(y_address, y_tag)
@@ -165,22 +99,137 @@ def binary(signature, layout, x_address, y_address, out_address):
     for _ in range(outer):
         if so == 1 and sx == 1 and sy == 1:
             for i in range(inner):
-                out[bo + i] = _store(_apply(op, _convert(x[bx + i], x_tag, compute_tag),
-                                            _convert(y[by + i], y_tag, compute_tag)), out_tag)
+                out[bo + i] = store(apply(op, convert(x[bx + i], x_tag, compute_tag),
+                                            convert(y[by + i], y_tag, compute_tag)), out_tag)
         elif so == 1 and sx == 1 and sy == 0:
-            value = _convert(y[by], y_tag, compute_tag)
+            value = convert(y[by], y_tag, compute_tag)
             for i in range(inner):
-                out[bo + i] = _store(_apply(op, _convert(x[bx + i], x_tag, compute_tag), value),
+                out[bo + i] = store(apply(op, convert(x[bx + i], x_tag, compute_tag), value),
                                      out_tag)
         elif so == 1 and sx == 0 and sy == 1:
-            value = _convert(x[bx], x_tag, compute_tag)
+            value = convert(x[bx], x_tag, compute_tag)
             for i in range(inner):
-                out[bo + i] = _store(_apply(op, value, _convert(y[by + i], y_tag, compute_tag)),
+                out[bo + i] = store(apply(op, value, convert(y[by + i], y_tag, compute_tag)),
                                      out_tag)
         else:
             for i in range(inner):
-                out[bo + i * so] = _store(_apply(op, _convert(x[bx + i * sx], x_tag, compute_tag),
-                                                 _convert(y[by + i * sy], y_tag, compute_tag)),
+                out[bo + i * so] = store(apply(op, convert(x[bx + i * sx], x_tag, compute_tag),
+                                                 convert(y[by + i * sy], y_tag, compute_tag)),
                                           out_tag)
-        bx, by, bo = advance3(index, shape, last - 1, x_strides, y_strides, out_strides, bx, by,
-                              bo)
+        bx, by, bo = advance(index, shape, last - 1, (bx, by, bo), x_strides, y_strides,
+                             out_strides)
+
+
+# ---- the engine: jobs and threads ----
+
+
+class _ElementwiseJob:
+    """Everything about an elementwise call that depends only on its layouts and dtypes."""
+
+    __slots__ = ("plan", "kernel", "signature", "head", "layout", "sizes", "starts", "lows",
+                 "highs", "parallel", "entry")
+
+    def __init__(self, name, kind, layouts, shape, compute_dtype):
+        self.plan = plan = make_plan(shape, *(strides for strides, _ in layouts))
+        if plan is None:
+            return
+        signature = signature_tag(name, kind, [TAGS[dtype] for _, dtype in layouts]
+                                  + [TAGS[compute_dtype]])
+        self.sizes = sizes = [dtype.itemsize for _, dtype in layouts]
+        self.signature = signature
+        self.head = signature  # for the walk, replaced by its run's address on the first call
+        if plan.size < VECTORIZED_SIZE:
+            self.kernel, self.layout = walk, byte_layout(plan, sizes)
+        else:
+            self.kernel = unary if len(layouts) == 2 else binary
+            self.layout = np.array([plan.shape, *plan.strides])
+        self.starts = [offset * size for offset, size in zip(plan.offsets, sizes)]
+        self.lows = [low * size for (low, _), size in zip(plan.extents, sizes)]
+        self.highs = [(high + 1) * size for (_, high), size in zip(plan.extents, sizes)]
+        self.parallel = plan.size * sizes[-1] >= PARALLEL_BYTES and THREADS > 1
+        self.entry = self._first_call
+
+    def call(self, *addresses):
+        """Run on one thread for operands at ``addresses`` that do not overlap the output."""
+        starts = self.starts
+        if len(addresses) == 3:
+            self.entry(self.head, self.layout, addresses[0] + starts[0],
+                       addresses[1] + starts[1], addresses[2] + starts[2])
+        elif self.kernel is walk:
+            self.entry(self.head, self.layout, addresses[0] + starts[0],
+                       addresses[1] + starts[1], 0)
+        else:
+            self.entry(self.head, self.layout, addresses[0] + starts[0],
+                       addresses[1] + starts[1])
+
+    def _first_call(self, head, *arguments):
+        if self.kernel is walk:
+            # From the signature, not ``head``: a thread that arrives while another makes the
+            # first call may already pass the run's address.
+            self.head = head = strided_run(self.signature.dtype)
+        self.kernel(head, *arguments)
+        # From now on the compiled function itself: a job's argument types never change, and
+        # Numba's dispatch (typing each argument) was a third of a small call.
+        self.entry = self.kernel.overloads[
+            tuple(self.kernel.typeof_pyval(a) for a in (head, *arguments))].entry_point
+
+    def arguments(self, addresses, plan_shape, offsets):
+        """The kernel's arguments for the part of the plan of ``plan_shape`` at ``offsets``."""
+        layout = self.layout.copy()
+        layout[0] = plan_shape
+        return (self.head, layout,
+                *[address + start + offset * size for address, start, offset, size
+                  in zip(addresses, self.starts, offsets, self.sizes)])
+
+
+_job = functools.lru_cache(maxsize=4096)(_ElementwiseJob)
+
+
+def elementwise_job(name, kind, layouts, shape, compute_dtype):
+    """The job that computes ``name`` for operands of ``layouts`` ((strides, dtype) of the
+    inputs, then the output) on this thread; None when the call has no elements or needs
+    threads. ``job.call(*addresses)`` runs it where no input overlaps the output."""
+    job = _job(name, kind, layouts, shape, compute_dtype)
+    return job if job.plan is not None and not job.parallel else None
+
+
+def apply_elementwise(name, kind, inputs, out, shape, compute_dtype):
+    """Compute ``out = name(*inputs)`` elementwise.
+
+    Parameters
+    ----------
+    name, kind : str
+        The scalar operation and the kind of ``compute_dtype`` (``bool``, ``int``, ``float``,
+        ``complex``) that select its implementation in :mod:`.scalar`.
+    inputs : sequence of (address, strides, dtype)
+        One or two operands, strides in elements already broadcast to ``shape``.
+    out : (address, strides, dtype)
+    shape : tuple of int
+    compute_dtype : DType
+        The dtype the operands are converted to before the operation.
+
+    An input that overlaps the output other than exactly (``x[1:] += x[:-1]``) is read from a
+    snapshot, so the result is as if every input were read before the first write.
+    """
+    operands = (*inputs, out)
+    job = _job(name, kind, tuple((strides, dtype) for _, strides, dtype in operands), shape,
+               compute_dtype)
+    if job.plan is None:
+        return
+    out_address = out[0]
+    for k, (address, strides, dtype) in enumerate(inputs):
+        if (address + job.lows[k] < out_address + job.highs[-1]
+                and out_address + job.lows[-1] < address + job.highs[k]
+                and not (address == out_address and strides == out[1])):
+            snapshot = np.empty(job.plan.size * dtype.itemsize, np.uint8)
+            copy = snapshot.__array_interface__["data"][0], c_strides(shape), dtype
+            copy_array(address, strides, dtype, copy[0], copy[1], dtype, shape)
+            return apply_elementwise(name, kind, [copy if i == k else operand for i, operand
+                                                  in enumerate(inputs)], out, shape,
+                                     compute_dtype)
+    addresses = [address for address, _, _ in operands]
+    if not job.parallel:
+        job.call(*addresses)
+        return
+    run_in_parallel(job.kernel, [job.arguments(addresses, part, offsets)
+                                 for offsets, part in job.plan.split(THREADS)])

@@ -8,26 +8,33 @@ int64 NumPy arrays; bounds are checked while they are computed.
 from numba import njit
 
 from .transfer import _typed_pointer
-from .walk import odometer
+from .walk import advance, odometer
+
+
+@njit(inline="always")
+def _rows(shape):
+    """The number of innermost runs of a C-order walk over ``shape`` (at least 1-D)."""
+    rows = 1
+    for d in range(shape.size - 1):
+        rows *= shape[d]
+    return rows
 
 
 @njit(cache=True, nogil=True)
 def layout_offsets(shape, strides, out):
     """``out`` = the element offset of every index of ``shape``, in C order."""
-    ndim = shape.size
-    index = odometer(ndim)
-    offset = 0
-    for k in range(out.size):
-        out[k] = offset
-        d = ndim - 1
-        while d >= 0:
-            index[d] += 1
-            offset += strides[d]
-            if index[d] < shape[d]:
-                break
-            offset -= strides[d] * shape[d]
-            index[d] = 0
-            d -= 1
+    if shape.size == 0:
+        out[0] = 0
+        return
+    last = shape.size - 1
+    inner, step = shape[last], strides[last]
+    index = odometer(last + 1)
+    base = k = 0
+    for _ in range(_rows(shape) if inner else 0):
+        for i in range(inner):
+            out[k + i] = base + i * step
+        k += inner
+        base, = advance(index, shape, last - 1, (base,), strides)
 
 
 @njit(cache=True, nogil=True)
@@ -47,23 +54,20 @@ def add_index_offsets(offsets, indices, size, stride):
 @njit(cache=True, nogil=True)
 def mask_offsets(mask, mask_shape, strides, out):
     """Write the offsets of the true elements of a C-ordered mask to ``out``; return the count."""
-    ndim = mask_shape.size
-    index = odometer(ndim)
-    offset = 0
-    count = 0
-    for k in range(mask.size):
-        if mask[k]:
-            out[count] = offset
-            count += 1
-        d = ndim - 1
-        while d >= 0:
-            index[d] += 1
-            offset += strides[d]
-            if index[d] < mask_shape[d]:
-                break
-            offset -= strides[d] * mask_shape[d]
-            index[d] = 0
-            d -= 1
+    if mask_shape.size == 0:
+        out[0] = 0
+        return int(mask[0] != 0)
+    last = mask_shape.size - 1
+    inner, step = mask_shape[last], strides[last]
+    index = odometer(last + 1)
+    base = k = count = 0
+    for _ in range(_rows(mask_shape) if inner else 0):
+        for i in range(inner):
+            if mask[k + i]:
+                out[count] = base + i * step
+                count += 1
+        k += inner
+        base, = advance(index, mask_shape, last - 1, (base,), strides)
     return count
 
 

@@ -1,7 +1,8 @@
 """Reduction kernels: reductions over any set of axes, index reductions and scans.
 
 A reduction walks its input in memory order (a plan of the input and an accumulator that has
-zero strides along the reduced axes; :func:`.plan.make_plan` orders and merges the dimensions).
+zero strides along the reduced axes; :func:`.shared.plan.make_plan` orders and merges the
+dimensions).
 When the innermost dimension is reduced, each run of it is reduced to one value (pairwise, in
 blocks of 128 with 8 accumulators, as NumPy sums) and combined into its accumulator; when it is
 kept, whole rows are combined into the accumulator row. The operation travels as a tag (an
@@ -17,100 +18,21 @@ import numpy as np
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
-from numba.np.numpy_support import as_dtype
 
 from .. import _dtypes
 from .._layout import c_strides, size_of
-from . import _PARALLEL_BYTES, _TAGS, _THREADS, _VECTORIZED_SIZE, copy_array, run_in_parallel
-from .elementwise import _implementation, _store, op_tag
-from .plan import make_plan
-from .transfer import _convert, _storage, _typed_pointer, advance
-from .vectorized_math import maximum, minimum
-from .walk import byte_layout, compile_run, odometer, walk
+from ..shared.conversions import convert, store
+from ..shared.plan import make_plan
+from ..shared.reductions import (COMBINE_PARTIALS, OP_TAGS, OPERATIONS, beyond, combine,
+                                 identity, identity_value, load, op_name)
+from ..shared.tags import TAGS, storage
+from .copy import copy_array
+from .threads import PARALLEL_BYTES, THREADS, VECTORIZED_SIZE, run_in_parallel
+from .transfer import _typed_pointer
+from .walk import advance, byte_layout, compile_run, odometer, walk
 
 _BLOCK = 128
 _INT64_TAG = np.empty(0, np.int64)
-# reduction: (scalar operation combining two partial results, how an element is loaded)
-_OPERATIONS = {
-    "sum": ("add", "value"), "prod": ("multiply", "value"), "max": ("maximum", "value"),
-    "min": ("minimum", "value"), "any": ("bitwise_or", "truth"), "all": ("bitwise_and", "truth"),
-    "count": ("add", "truth"), "sumsq": ("add", "square"),
-}
-
-
-def reduction_tag(name):
-    """The tag that selects the reduction ``name`` (a key of ``_OPERATIONS``)."""
-    return np.empty(0, np.dtype([(name, np.uint8)]))
-
-
-def _name(tag):
-    return next(iter(tag.dtype.fields))
-
-
-def _kind(dtype):
-    if isinstance(dtype, types.Complex):
-        return "complex"
-    return "float" if isinstance(dtype, types.Float) else "int"
-
-
-def _combine(op, a, b):
-    """The reduction ``op`` of two partial results (compiled only)."""
-
-
-@overload(_combine, jit_options={"error_model": "numpy"})
-def _combine_overload(op, a, b):
-    # Written out, not called, where the scalar operation is one instruction: LLVM vectorizes
-    # these loops.
-    name, operation = _name(op), _OPERATIONS[_name(op)][0]
-    if name in ("max", "min") and isinstance(a, types.Float):
-        extreme = maximum if name == "max" else minimum
-        return lambda op, a, b: extreme(a, b)
-    if operation == "add" and not isinstance(a, types.Boolean):
-        return lambda op, a, b: a + b
-    if operation == "multiply" and not isinstance(a, types.Boolean):
-        return lambda op, a, b: a * b
-    function = _implementation(op_tag(operation, _kind(a)))
-    return lambda op, a, b: function(a, b)
-
-
-def _identity(op, acc_tag):
-    """The identity of ``op`` in the accumulator's type (compiled only)."""
-
-
-@overload(_identity)
-def _identity_overload(op, acc_tag):
-    name, dtype = _name(op), _storage(acc_tag.dtype)
-    if name in ("max", "min"):
-        if isinstance(dtype, types.Float):
-            value = -np.inf if name == "max" else np.inf
-        else:
-            limits = np.iinfo(as_dtype(dtype))
-            value = limits.min if name == "max" else limits.max
-    else:
-        value = 1 if name in ("prod", "all") else 0
-    return lambda op, acc_tag: dtype(value)
-
-
-def _load(op, value, x_tag, acc_tag):
-    """A stored input element as the accumulator's type (compiled only)."""
-
-
-@overload(_load)
-def _load_overload(op, value, x_tag, acc_tag):
-    load, dtype = _OPERATIONS[_name(op)][1], _storage(acc_tag.dtype)
-    if load == "truth":
-        if isinstance(x_tag.dtype, types.Record):  # float16/bfloat16 bits: -0.0 is zero
-            return lambda op, value, x_tag, acc_tag: dtype((value & 0x7FFF) != 0)
-        return lambda op, value, x_tag, acc_tag: dtype(value != 0)
-    if load == "square" and isinstance(x_tag.dtype, types.Complex):
-        return lambda op, value, x_tag, acc_tag: dtype(value.real * value.real
-                                                       + value.imag * value.imag)
-    if load == "square":
-        def square(op, value, x_tag, acc_tag):
-            converted = _convert(value, x_tag, acc_tag)
-            return converted * converted
-        return square
-    return lambda op, value, x_tag, acc_tag: _convert(value, x_tag, acc_tag)
 
 
 def _block(op, x, start, n, stride, x_tag, acc_tag):
@@ -118,24 +40,24 @@ def _block(op, x, start, n, stride, x_tag, acc_tag):
     combined as ``((r0 r1) (r2 r3)) ((r4 r5) (r6 r7))``. The loops over the 8 have a constant
     count: LLVM unrolls them and keeps the accumulators in registers."""
     if n < 8:
-        r = _identity(op, acc_tag)
+        r = identity(op, acc_tag)
         for i in range(n):
-            r = _combine(op, r, _load(op, x[start + i * stride], x_tag, acc_tag))
+            r = combine(op, r, load(op, x[start + i * stride], x_tag, acc_tag))
         return r
     slots = _stack(acc_tag)
     for j in range(8):
-        slots[j] = _load(op, x[start + j * stride], x_tag, acc_tag)
+        slots[j] = load(op, x[start + j * stride], x_tag, acc_tag)
     full = n - n % 8
     for i in range(8, full, 8):
         k = start + i * stride
         for j in range(8):
-            slots[j] = _combine(op, slots[j], _load(op, x[k + j * stride], x_tag, acc_tag))
+            slots[j] = combine(op, slots[j], load(op, x[k + j * stride], x_tag, acc_tag))
     for width in (1, 2, 4):
         for j in range(0, 8, 2 * width):
-            slots[j] = _combine(op, slots[j], slots[j + width])
+            slots[j] = combine(op, slots[j], slots[j + width])
     r = slots[0]
     for i in range(full, n):
-        r = _combine(op, r, _load(op, x[start + i * stride], x_tag, acc_tag))
+        r = combine(op, r, load(op, x[start + i * stride], x_tag, acc_tag))
     return r
 
 
@@ -150,7 +72,7 @@ _called_block = njit(nogil=True, error_model="numpy")(_block)
 def _stack(typingctx, acc_tag):
     """Room on the stack for 64 values of the accumulator's type: a pairwise reduction's
     partial results, or a block's 8 accumulators."""
-    dtype = _storage(acc_tag.dtype)
+    dtype = storage(acc_tag.dtype)
 
     def codegen(context, builder, signature, args):
         return cgutils.alloca_once(builder, context.get_value_type(dtype), size=64)
@@ -172,23 +94,23 @@ def _run_overload(op, x, start, n, stride, x_tag, acc_tag):
 
 
 def _is_pairwise(op, acc_tag):
-    return _sums_pairwise(_name(op), isinstance(_storage(acc_tag.dtype),
+    return _sums_pairwise(op_name(op), isinstance(storage(acc_tag.dtype),
                                                 (types.Float, types.Complex)))
 
 
 def _sums_pairwise(name, floating):
     """Whether the reduction ``name`` runs pairwise (float and complex sums and products)."""
-    return floating and _OPERATIONS[name][0] in ("add", "multiply")
+    return floating and OPERATIONS[name][0] in ("add", "multiply")
 
 
 def _in_order_run(op, x, start, n, stride, x_tag, acc_tag):
-    r = _identity(op, acc_tag)
+    r = identity(op, acc_tag)
     if stride == 1:
         for i in range(n):
-            r = _combine(op, r, _load(op, x[start + i], x_tag, acc_tag))
+            r = combine(op, r, load(op, x[start + i], x_tag, acc_tag))
     else:
         for i in range(n):
-            r = _combine(op, r, _load(op, x[start + i * stride], x_tag, acc_tag))
+            r = combine(op, r, load(op, x[start + i * stride], x_tag, acc_tag))
     return r
 
 
@@ -233,7 +155,7 @@ def _push(op, stack, depth, count, r):
     blocks it pairs with; return the new depth."""
     while count & 1:
         depth -= 1
-        r = _combine(op, stack[depth], r)
+        r = combine(op, stack[depth], r)
         count >>= 1
     stack[depth] = r
     return depth + 1
@@ -244,7 +166,7 @@ def _fold(op, stack, depth):
     """Combine the results left on the stack, deepest last."""
     r = stack[depth - 1]
     for level in range(depth - 2, -1, -1):
-        r = _combine(op, stack[level], r)
+        r = combine(op, stack[level], r)
     return r
 
 
@@ -267,15 +189,15 @@ def reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, acc
                 value = _run(op, x, bx, inner, 1, x_tag, acc_tag)
             else:
                 value = _run(op, x, bx, inner, sx, x_tag, acc_tag)
-            acc[ba] = _combine(op, acc[ba], value)
+            acc[ba] = combine(op, acc[ba], value)
         elif sx == 1 and sa == 1:
             for i in range(inner):
-                acc[ba + i] = _combine(op, acc[ba + i], _load(op, x[bx + i], x_tag, acc_tag))
+                acc[ba + i] = combine(op, acc[ba + i], load(op, x[bx + i], x_tag, acc_tag))
         else:
             for i in range(inner):
-                acc[ba + i * sa] = _combine(op, acc[ba + i * sa],
-                                            _load(op, x[bx + i * sx], x_tag, acc_tag))
-        bx, ba = advance(index, shape, last - 1, x_strides, acc_strides, bx, ba)
+                acc[ba + i * sa] = combine(op, acc[ba + i * sa],
+                                            load(op, x[bx + i * sx], x_tag, acc_tag))
+        bx, ba = advance(index, shape, last - 1, (bx, ba), x_strides, acc_strides)
 
 
 @functools.lru_cache(maxsize=None)
@@ -296,26 +218,13 @@ def reduce_run(op, x_tag, acc_tag):
                 value = _pairwise_strided_run(op, x, 0, n, sx // x_size, x_tag, acc_tag)
             else:
                 value = _in_order_strided_run(op, x, 0, n, sx // x_size, x_tag, acc_tag)
-            acc[0] = _combine(op, acc[0], value)
+            acc[0] = combine(op, acc[0], value)
         else:
             sx //= x_size
             sa //= acc_size
             for i in range(n):
-                acc[i * sa] = _combine(op, acc[i * sa], _load(op, x[i * sx], x_tag, acc_tag))
+                acc[i * sa] = combine(op, acc[i * sa], load(op, x[i * sx], x_tag, acc_tag))
     return compile_run(run)
-
-
-def _beyond(op, value, best):
-    """Whether ``value`` is NaN or replaces ``best`` in the index reduction ``op`` (compiled
-    only)."""
-
-
-@overload(_beyond)
-def _beyond_overload(op, value, best):
-    # One comparison, false for NaN: the loops that test a block vectorize.
-    if _name(op) == "max":
-        return lambda op, value, best: not value <= best
-    return lambda op, value, best: not value >= best
 
 
 _ARG_BLOCK = 4096
@@ -330,38 +239,37 @@ def _arg_run(op, x, start, n, stride, x_tag, compute_tag):
     (one comparison per element; the first block always does), and only for such a block its
     extreme, then the first chunk holding it, then its position in that chunk.
     """
-    best = _convert(x[start], x_tag, compute_tag)
+    best = convert(x[start], x_tag, compute_tag)
     position = 0
     if best != best:
         return best, position
     for first in range(0, n, _ARG_BLOCK):
         end = min(first + _ARG_BLOCK, n)
         if first:
-            beyond = False
+            found = False
             if stride == 1:
                 for i in range(first, end):
-                    beyond |= _beyond(op, _convert(x[start + i], x_tag, compute_tag), best)
+                    found |= beyond(op, convert(x[start + i], x_tag, compute_tag), best)
             else:
                 for i in range(first, end):
-                    beyond |= _beyond(op, _convert(x[start + i * stride], x_tag, compute_tag),
-                                      best)
-            if not beyond:
+                    found |= beyond(op, convert(x[start + i * stride], x_tag, compute_tag), best)
+            if not found:
                 continue
-        extreme = _identity(op, compute_tag)
+        extreme = identity(op, compute_tag)
         for i in range(first, end):
-            extreme = _combine(op, extreme, _convert(x[start + i * stride], x_tag, compute_tag))
-        if not _beyond(op, extreme, best):
+            extreme = combine(op, extreme, convert(x[start + i * stride], x_tag, compute_tag))
+        if not beyond(op, extreme, best):
             continue
         for chunk in range(first, end, _ARG_CHUNK):
             last = min(chunk + _ARG_CHUNK, end)
             hit = False
             for i in range(chunk, last):
-                value = _convert(x[start + i * stride], x_tag, compute_tag)
+                value = convert(x[start + i * stride], x_tag, compute_tag)
                 hit |= (value == extreme) | (value != value)
             if not hit:
                 continue
             for i in range(chunk, last):
-                value = _convert(x[start + i * stride], x_tag, compute_tag)
+                value = convert(x[start + i * stride], x_tag, compute_tag)
                 if value != value:
                     return value, i
                 if value == extreme:
@@ -382,13 +290,13 @@ def arg_reduce_run(op, x_tag, compute_tag):
     def run(n, out_address, so, x_address, sx, length, stride):
         for i in range(n):
             x = _typed_pointer(x_address + i * sx, x_tag)
-            best = _convert(x[0], x_tag, compute_tag)
+            best = convert(x[0], x_tag, compute_tag)
             position = 0
             k = 0
             while best == best and k < length - 1:
                 k += 1
-                value = _convert(x[k * (stride // x_size)], x_tag, compute_tag)
-                if value != value or _beyond(op, value, best):
+                value = convert(x[k * (stride // x_size)], x_tag, compute_tag)
+                if value != value or beyond(op, value, best):
                     best, position = value, k
             _typed_pointer(out_address + i * so, _INT64_TAG)[0] = position
     return compile_run(run)
@@ -409,7 +317,7 @@ def arg_reduce(op, shape, x_address, x_strides, x_tag, out_address, out_strides,
     bx = bo = 0
     for _ in range(outer):
         out[bo] = _arg_run(op, x, bx, n, stride, x_tag, compute_tag)[1]
-        bx, bo = advance(index, shape, last, x_strides, out_strides, bx, bo)
+        bx, bo = advance(index, shape, last, (bx, bo), x_strides, out_strides)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -429,35 +337,23 @@ def scan(op, shape, x_address, x_strides, x_tag, out_address, out_strides, out_t
     bx = bo = 0
     for _ in range(outer):
         if axis == last:
-            out[bo] = _store(_convert(x[bx], x_tag, compute_tag), out_tag)
+            out[bo] = store(convert(x[bx], x_tag, compute_tag), out_tag)
             for i in range(1, inner):
-                previous = _convert(out[bo + (i - 1) * so], out_tag, compute_tag)
-                value = _convert(x[bx + i * sx], x_tag, compute_tag)
-                out[bo + i * so] = _store(_combine(op, previous, value), out_tag)
+                previous = convert(out[bo + (i - 1) * so], out_tag, compute_tag)
+                value = convert(x[bx + i * sx], x_tag, compute_tag)
+                out[bo + i * so] = store(combine(op, previous, value), out_tag)
         elif axis < 0 or index[axis] == 0:
             for i in range(inner):
-                out[bo + i * so] = _store(_convert(x[bx + i * sx], x_tag, compute_tag), out_tag)
+                out[bo + i * so] = store(convert(x[bx + i * sx], x_tag, compute_tag), out_tag)
         else:
             for i in range(inner):
-                previous = _convert(out[bo + i * so - back], out_tag, compute_tag)
-                value = _convert(x[bx + i * sx], x_tag, compute_tag)
-                out[bo + i * so] = _store(_combine(op, previous, value), out_tag)
-        bx, bo = advance(index, shape, last - 1, x_strides, out_strides, bx, bo)
+                previous = convert(out[bo + i * so - back], out_tag, compute_tag)
+                value = convert(x[bx + i * sx], x_tag, compute_tag)
+                out[bo + i * so] = store(combine(op, previous, value), out_tag)
+        bx, bo = advance(index, shape, last - 1, (bx, bo), x_strides, out_strides)
 
 
 # ---- the engine: plans, jobs and threads ----
-
-_COMBINE_PARTIALS = {"count": "sum", "sumsq": "sum"}
-_OP_TAGS = {name: reduction_tag(name) for name in _OPERATIONS}
-
-
-def _identity_value(name, dtype):
-    if name in ("max", "min"):
-        if dtype.kind == "real floating":
-            return -np.inf if name == "max" else np.inf
-        limits = np.iinfo(dtype.storage)
-        return limits.min if name == "max" else limits.max
-    return 1 if name in ("prod", "all") else 0
 
 
 def _split(plan, parts):
@@ -489,14 +385,14 @@ class _ReduceJob:
         strides = iter(self.acc_strides)
         placed = tuple(0 if d in axes else next(strides) for d in range(len(shape)))
         self.plan = plan = make_plan(shape, placed, x_strides)
-        self.op, self.x_tag, self.acc_tag = _OP_TAGS[name], _TAGS[x_dtype], _TAGS[acc_dtype]
-        self.identity = np.array(_identity_value(name, acc_dtype), acc_dtype.storage)
+        self.op, self.x_tag, self.acc_tag = OP_TAGS[name], TAGS[x_dtype], TAGS[acc_dtype]
+        self.identity = np.array(identity_value(name, acc_dtype), acc_dtype.storage)
         self.pieces = self.reduced_split = self.walk_layout = self.run = None
-        if plan is not None and plan.size < _VECTORIZED_SIZE:
+        if plan is not None and plan.size < VECTORIZED_SIZE:
             self.walk_layout = byte_layout(plan, (acc_dtype.itemsize, x_dtype.itemsize))
-        if (plan is not None and parallel and _THREADS > 1
-                and plan.size * x_dtype.itemsize >= _PARALLEL_BYTES):
-            self.pieces, self.reduced_split = _split(plan, _THREADS)
+        if (plan is not None and parallel and THREADS > 1
+                and plan.size * x_dtype.itemsize >= PARALLEL_BYTES):
+            self.pieces, self.reduced_split = _split(plan, THREADS)
 
 
 _reduce_job = functools.lru_cache(maxsize=4096)(_ReduceJob)
@@ -520,8 +416,8 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
         bool for ``any`` and ``all``, a computation dtype otherwise, never float16/bfloat16).
     """
     job = _reduce_job(name, shape, x_strides, x_dtype, axes, acc_dtype, parallel)
-    identity = job.identity
-    copy_array(identity.ctypes.data, (0,) * len(job.acc_shape), acc_dtype, acc_address,
+    initial = job.identity
+    copy_array(initial.ctypes.data, (0,) * len(job.acc_shape), acc_dtype, acc_address,
                job.acc_strides, acc_dtype, job.acc_shape)
     plan = job.plan
     if plan is None:
@@ -547,12 +443,12 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
     # Each piece reduces into its own row of partial results, then the rows are combined.
     kept = size_of(job.acc_shape)
     partials = np.empty((len(job.pieces), kept), acc_dtype.storage)
-    partials[...] = identity
+    partials[...] = initial
     rows = partials.ctypes.data + plan.offsets[0] * itemsize
     run_in_parallel(reduce, [
         (job.op, part, x_address + x * size, x_strides, job.x_tag, rows + k * kept * itemsize,
          acc_strides, job.acc_tag) for k, ((_, x), part) in enumerate(job.pieces)])
-    reduce_array(_COMBINE_PARTIALS.get(name, name), partials.ctypes.data, (kept, 1),
+    reduce_array(COMBINE_PARTIALS.get(name, name), partials.ctypes.data, (kept, 1),
                  acc_dtype, partials.shape, (0,), acc_address, acc_dtype, parallel=False)
 
 
@@ -560,8 +456,8 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
 def _arg_walk(name, x_dtype, plan, stride):
     """The run and the walk's layout of a small arg-reduction: its kept plan, the reduced
     stride (elements) in the third operand's row."""
-    run = arg_reduce_run(_OP_TAGS[name].dtype, _TAGS[x_dtype].dtype,
-                         _TAGS[_dtypes.computation_dtype(x_dtype)].dtype)
+    run = arg_reduce_run(OP_TAGS[name].dtype, TAGS[x_dtype].dtype,
+                         TAGS[_dtypes.computation_dtype(x_dtype)].dtype)
     layout = byte_layout(plan, (8, x_dtype.itemsize))
     layout[3, -1] = stride * x_dtype.itemsize
     return run, layout
@@ -579,23 +475,23 @@ def arg_reduce_array(name, x_address, x_strides, x_dtype, shape, axis, out_addre
         return
     x_address += plan.offsets[1] * x_dtype.itemsize
     out_address += plan.offsets[0] * 8
-    if plan.size * n < _VECTORIZED_SIZE:
+    if plan.size * n < VECTORIZED_SIZE:
         run, layout = _arg_walk(name, x_dtype, plan, stride)
         walk(run, layout, out_address, x_address, n)
         return
-    op, x_tag = _OP_TAGS[name], _TAGS[x_dtype]
-    compute_tag = _TAGS[_dtypes.computation_dtype(x_dtype)]
+    op, x_tag = OP_TAGS[name], TAGS[x_dtype]
+    compute_tag = TAGS[_dtypes.computation_dtype(x_dtype)]
     out_strides, x_strides = plan.strides
     # One thread per run: a single long run is bound by memory, and a second thread's start
     # (about 50 us here) cost more than it saved.
-    if (_THREADS == 1 or plan.size < _THREADS
-            or plan.size * n * x_dtype.itemsize < _PARALLEL_BYTES):
+    if (THREADS == 1 or plan.size < THREADS
+            or plan.size * n * x_dtype.itemsize < PARALLEL_BYTES):
         arg_reduce(op, plan.shape, x_address, x_strides, x_tag, out_address, out_strides, n,
                    stride, compute_tag)
         return
     run_in_parallel(arg_reduce, [
         (op, part, x_address + x * x_dtype.itemsize, x_strides, x_tag, out_address + o * 8,
-         out_strides, n, stride, compute_tag) for (o, x), part in plan.split(_THREADS)])
+         out_strides, n, stride, compute_tag) for (o, x), part in plan.split(THREADS)])
 
 
 def scan_array(name, x_address, x_strides, x_dtype, shape, axis, out_address, out_strides,
@@ -609,7 +505,7 @@ def scan_array(name, x_address, x_strides, x_dtype, shape, axis, out_address, ou
         return
     _, x_planned, out_planned = plan.strides
     position = np.flatnonzero(plan.strides[0])
-    scan(_OP_TAGS[name], plan.shape, x_address + plan.offsets[1] * x_dtype.itemsize, x_planned,
-         _TAGS[x_dtype], out_address + plan.offsets[2] * out_dtype.itemsize, out_planned,
-         _TAGS[out_dtype], int(position[0]) if position.size else -1,
-         _TAGS[_dtypes.computation_dtype(out_dtype)])
+    scan(OP_TAGS[name], plan.shape, x_address + plan.offsets[1] * x_dtype.itemsize, x_planned,
+         TAGS[x_dtype], out_address + plan.offsets[2] * out_dtype.itemsize, out_planned,
+         TAGS[out_dtype], int(position[0]) if position.size else -1,
+         TAGS[_dtypes.computation_dtype(out_dtype)])

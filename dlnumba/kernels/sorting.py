@@ -23,10 +23,11 @@ import numpy as np
 from numba import njit
 
 from .. import _dtypes
-from . import _PARALLEL_BYTES, _THREADS, _UNITS, run_in_parallel
-from .plan import make_plan
-from .transfer import _typed_pointer, advance
-from .walk import odometer
+from ..shared.plan import make_plan
+from ..shared.tags import UNITS
+from .threads import PARALLEL_BYTES, THREADS, run_in_parallel
+from .transfer import _typed_pointer
+from .walk import advance, odometer
 
 _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
 _RADIX = 640  # rows this long are radix sorted (measured crossover with merging)
@@ -247,7 +248,7 @@ def sort_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_
     for _ in range(outer):
         _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare, no_order,
                      counts)
-        s, t = advance(index, shape, ndim - 1, src_strides, dst_strides, s, t)
+        s, t = advance(index, shape, ndim - 1, (s, t), src_strides, dst_strides)
 
 
 @njit(cache=True, nogil=True)
@@ -278,7 +279,7 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
                 for c in range(components):
                     dst_values[(t + j * dst_step) * components + c] = \
                         src[(s + positions[j] * src_step) * components + c]
-        s, t = advance(index, shape, ndim - 1, src_strides, dst_strides, s, t)
+        s, t = advance(index, shape, ndim - 1, (s, t), src_strides, dst_strides)
 
 
 @njit(nogil=True)
@@ -385,7 +386,7 @@ def key_layout(dtype):
     the key of zero.
     """
     components = 2 if dtype.kind == "complex floating" else 1
-    unit = _UNITS[dtype.itemsize // components]
+    unit = UNITS[dtype.itemsize // components]
     top = 1 << (unit.itemsize * 8 - 1)
     mask = 2 * top - 1
     if dtype in _INFINITY:
@@ -421,7 +422,7 @@ def sort_axis(x, axis, out, descending, indices):
         return (*layout, descending, *work, _NO_ORDER, counts)
 
     kernel = order_rows if by_order else sort_rows
-    if x.size * sizes[0] >= _PARALLEL_BYTES and _THREADS > 1 and plan.size > 1:
-        run_in_parallel(kernel, [arguments(*piece) for piece in plan.split(_THREADS)])
+    if x.size * sizes[0] >= PARALLEL_BYTES and THREADS > 1 and plan.size > 1:
+        run_in_parallel(kernel, [arguments(*piece) for piece in plan.split(THREADS)])
     else:
         kernel(*arguments((0, 0), plan.shape))

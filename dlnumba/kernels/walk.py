@@ -8,11 +8,13 @@ operands. The walk calls it through its address, once per innermost run. Runs ar
 they compile in a fraction of the time of a vectorized kernel, which only large arrays use.
 """
 
+import functools
+
 import numpy as np
 from llvmlite import ir
 from numba import cfunc, njit, types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 RUN = types.void(*[types.intp] * 7)
 _OPERANDS = 3  # rows of strides in a walk's layout
@@ -55,28 +57,41 @@ def walk(run, layout, a0, a1, a2):
     index = odometer(last + 1)
     for _ in range(outer):
         _call_run(run, shape[last], a0, s0[last], a1, s1[last], a2, s2[last])
-        a0, a1, a2 = advance3(index, shape, last - 1, s0, s1, s2, a0, a1, a2)
+        a0, a1, a2 = advance(index, shape, last - 1, (a0, a1, a2), s0, s1, s2)
 
 
-@njit(inline="always")
-def advance3(index, shape, top, s0, s1, s2, a0, a1, a2):
+def advance(index, shape, top, offsets, s0, s1=None, s2=None, s3=None):
     """Step the odometer ``index`` over dimensions ``top``, ``top - 1``, ..., 0 of ``shape``
-    (the last changing fastest) and move three offsets with it, by the strides ``s0``, ``s1``,
-    ``s2``; returns the new offsets."""
-    d = top
-    while d >= 0:
-        index[d] += 1
-        a0 += s0[d]
-        a1 += s1[d]
-        a2 += s2[d]
-        if index[d] < shape[d]:
-            break
-        a0 -= s0[d] * shape[d]
-        a1 -= s1[d] * shape[d]
-        a2 -= s2[d] * shape[d]
-        index[d] = 0
-        d -= 1
-    return a0, a1, a2
+    (the last changing fastest) and move the offsets of up to four operands with it:
+    ``offsets`` is a tuple of their offsets, ``s0``, ``s1``, ... their strides; returns the
+    new offsets (compiled only; inlined, with one register per offset)."""
+
+
+@overload(advance, inline="always")
+def _advance_overload(index, shape, top, offsets, s0, s1=None, s2=None, s3=None):
+    return _advance_for(len(offsets))
+
+
+@functools.cache
+def _advance_for(operands):
+    """:func:`advance` written out for ``operands`` offsets."""
+    offsets = [f"a{k}" for k in range(operands)]
+    strides = [f"s{k}" for k in range(operands)]
+    lines = ["def advance(index, shape, top, offsets, s0, s1=None, s2=None, s3=None):",
+             f"    {', '.join(offsets)}, = offsets",
+             "    d = top",
+             "    while d >= 0:",
+             "        index[d] += 1",
+             *[f"        {a} += {s}[d]" for a, s in zip(offsets, strides)],
+             "        if index[d] < shape[d]:",
+             "            break",
+             *[f"        {a} -= {s}[d] * shape[d]" for a, s in zip(offsets, strides)],
+             "        index[d] = 0",
+             "        d -= 1",
+             f"    return {', '.join(offsets)},"]
+    namespace = {}
+    exec("\n".join(lines), namespace)
+    return namespace["advance"]
 
 
 def compile_run(function):

@@ -8,7 +8,7 @@ import threading
 import numba
 import numpy as np
 
-from .._dlpack import LEGACY_DEFAULT_STREAM
+from .._devices import LEGACY_DEFAULT_STREAM
 from .._memory import allocate_host, numpy_view
 
 _INSTALLED = importlib.util.find_spec("numba_cuda") is not None
@@ -61,7 +61,7 @@ def check_pointer(address, index):
                           f"{where}, the driver says")
 
 
-def allocate(nbytes, index, zero=False):
+def allocate(nbytes, zero=False, *, index):
     """``nbytes`` of memory on CUDA device ``index``: its address and the object that owns it
     (the memory is freed when the owner dies)."""
     if SIMULATOR:

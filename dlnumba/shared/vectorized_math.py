@@ -9,7 +9,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic, overload
 
-from .transfer import _reinterpret
+from .conversions import reinterpret
 
 _LOG2_E = 1.4426950408889634
 
@@ -82,7 +82,7 @@ def _exp_overload(x):
 def _exp_float64(x):
     clamped = min(max(x, -746.0), 710.0)
     shifted = fused_multiply_add(clamped, _LOG2_E, 6755399441055744.0)
-    k = _reinterpret(shifted, np.int64) - 0x4338000000000000
+    k = reinterpret(shifted, np.int64) - 0x4338000000000000
     kf = shifted - 6755399441055744.0
     r = fused_multiply_add(kf, -6.93147180369123816490e-01, clamped)
     r = fused_multiply_add(kf, -1.90821492927058770002e-10, r)
@@ -100,15 +100,15 @@ def _exp_float64(x):
     p = fused_multiply_add(p, r, 0.5)
     p = fused_multiply_add(r * r, p, r) + 1.0
     half = k >> 1
-    y = (p * _reinterpret((half + 1023) << 52, np.float64)
-         * _reinterpret((k - half + 1023) << 52, np.float64))
+    y = (p * reinterpret((half + 1023) << 52, np.float64)
+         * reinterpret((k - half + 1023) << 52, np.float64))
     return y if x == x else x
 
 
 def _exp_float32(x):
     clamped = min(max(x, np.float32(-104.0)), np.float32(89.0))
     shifted = fused_multiply_add(clamped, np.float32(_LOG2_E), np.float32(12582912.0))
-    k = _reinterpret(shifted, np.int32) - np.int32(0x4B400000)
+    k = reinterpret(shifted, np.int32) - np.int32(0x4B400000)
     kf = shifted - np.float32(12582912.0)
     r = fused_multiply_add(kf, np.float32(-0.693145751953125), clamped)
     r = fused_multiply_add(kf, np.float32(-1.428606765330187e-06), r)
@@ -121,6 +121,6 @@ def _exp_float32(x):
     p = fused_multiply_add(p, r, np.float32(0.5))
     p = fused_multiply_add(r * r, p, r) + np.float32(1.0)
     half = k >> 1
-    y = (p * _reinterpret(np.int32((half + 127) << 23), np.float32)
-         * _reinterpret(np.int32((k - half + 127) << 23), np.float32))
+    y = (p * reinterpret(np.int32((half + 127) << 23), np.float32)
+         * reinterpret(np.int32((k - half + 127) << 23), np.float32))
     return y if x == x else x

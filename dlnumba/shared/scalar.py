@@ -1,17 +1,21 @@
-"""Scalar operations: each elementwise function's arithmetic, written once.
+"""The elementwise functions, one row each (:data:`FUNCTIONS`), and their arithmetic.
 
-Plain Python that Numba compiles for any backend (``numba.njit`` here; ``cuda.jit(device=True)``
-for the CUDA backend). Each operation has an implementation per kind of computation dtype:
-``IMPLEMENTATIONS[name][kind]`` with kind one of ``bool``, ``int``, ``float``, ``complex``, or
-the name of a dtype that needs its own (nextafter steps in float16 and bfloat16, which are
-computed in float32). Helpers they share are ``register_jitable``: Numba compiles them into each.
+A row holds everything about a function: its arity, the dtypes the standard allows, its result
+dtype, its NumPy ufunc, its ``ndarray`` operator, and its scalar code. The scalar code is plain
+Python that Numba compiles for either backend (``numba.njit``; device functions for CUDA), one
+implementation per kind of computation dtype: ``FUNCTIONS[name].kinds[kind]`` with kind one of
+``bool``, ``int``, ``float``, ``complex``, or the name of a dtype that needs its own (nextafter
+steps in float16 and bfloat16, which are computed in float32). Helpers they share are
+``register_jitable``: Numba compiles them into each.
 Where C leaves a case undefined or traps (integer division by zero or of the minimum by -1,
 shifts past the width), the result is NumPy's.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
+from numba import njit, types
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
@@ -731,73 +735,229 @@ def _unary_math(numpy_name, complex_implementation=None):
     return {"float": implementation, "complex": complex_implementation or implementation}
 
 
-IMPLEMENTATIONS = {
-    "add": {"int": _add, "float": _add, "complex": _add},
-    "subtract": {"int": _subtract, "float": _subtract, "complex": _subtract},
-    "multiply": {"int": _multiply, "float": _multiply, "complex": _multiply},
-    "divide": {"float": _divide, "complex": _divide_complex},
-    "floor_divide": {"int": _floor_divide_int, "float": _floor_divide_float},
-    "remainder": {"int": _remainder_int, "float": _remainder_float},
-    "pow": {"int": _pow_int, "float": _pow, "complex": _pow_complex},
-    "negative": {"int": _negative, "float": _negative, "complex": _negative},
-    "positive": {"int": _positive, "float": _positive, "complex": _positive},
-    "square": {"int": _square, "float": _square, "complex": _square},
-    "reciprocal": {"float": _reciprocal, "complex": _reciprocal_complex},
-    "abs": {"int": _abs, "float": _abs, "complex": _abs},
-    "sign": {"int": _sign_real, "float": _sign_real, "complex": _sign_complex},
-    "equal": {k: _equal for k in ("bool", "int", "float", "complex")},
-    "not_equal": {k: _not_equal for k in ("bool", "int", "float", "complex")},
-    "less": {"int": _less, "float": _less},
-    "less_equal": {"int": _less_equal, "float": _less_equal},
-    "greater": {"int": _greater, "float": _greater},
-    "greater_equal": {"int": _greater_equal, "float": _greater_equal},
-    "maximum": {"int": _maximum, "float": _maximum},
-    "minimum": {"int": _minimum, "float": _minimum},
-    "logical_and": {"bool": _and},
-    "logical_or": {"bool": _or},
-    "logical_xor": {"bool": _xor},
-    "logical_not": {"bool": _not},
-    "bitwise_and": {"bool": _and, "int": _and},
-    "bitwise_or": {"bool": _or, "int": _or},
-    "bitwise_xor": {"bool": _xor, "int": _xor},
-    "bitwise_invert": {"bool": _not, "int": _invert},
-    "bitwise_left_shift": {"int": _left_shift},
-    "bitwise_right_shift": {"int": _right_shift},
-    "isnan": {"int": _false, "float": _isnan_real, "complex": _isnan_complex},
-    "isinf": {"int": _false, "float": _isinf_real, "complex": _isinf_complex},
-    "isfinite": {"int": _true, "float": _isfinite_real, "complex": _isfinite_complex},
-    "signbit": {"float": _signbit},
-    "conj": {"complex": _conj},
-    "real": {"complex": _real},
-    "imag": {"complex": _imag},
-    "round": {"float": _numpy("rint"), "complex": _round_complex},
-    "ceil": {"float": _numpy("ceil")},
-    "floor": {"float": _numpy("floor")},
-    "trunc": {"float": _numpy("trunc")},
-    "sqrt": _unary_math("sqrt", _sqrt_complex),
-    "exp": {"float": _exp_real, "complex": _exp_complex},
-    "expm1": _unary_math("expm1", _expm1_complex),
-    "log": _unary_math("log", _log_complex),
-    "log1p": _unary_math("log1p", _log1p_complex),
-    "log2": _unary_math("log2", _log2_complex),
-    "log10": _unary_math("log10", _log10_complex),
-    "sin": _unary_math("sin"),
-    "cos": _unary_math("cos"),
-    "tan": _unary_math("tan"),
-    "asin": _unary_math("arcsin", _asin_complex),
-    "acos": _unary_math("arccos", _acos_complex),
-    "atan": _unary_math("arctan"),
-    "sinh": _unary_math("sinh", _sinh_complex),
-    "cosh": _unary_math("cosh", _cosh_complex),
-    "tanh": _unary_math("tanh", _tanh_complex),
-    "asinh": _unary_math("arcsinh", _asinh_complex),
-    "acosh": _unary_math("arccosh", _acosh_complex),
-    "atanh": _unary_math("arctanh", _atanh_complex),
-    "atan2": {"float": _numpy("arctan2")},
-    "hypot": {"float": _numpy("hypot")},
-    "copysign": {"float": _numpy("copysign")},
-    "nextafter": {"float": _numpy("nextafter"), "float16": _nextafter_float16,
+class Elementwise(NamedTuple):
+    """One elementwise function of the standard: everything dlnumba knows about it.
+
+    Both backends compile ``kinds`` (the CPU engine and the CUDA kernels), so every function
+    runs on every device.
+    """
+
+    arity: int
+    category: str  #: the dtypes the standard allows: a key of ``_dtypes.CATEGORIES``
+    result: str  #: the result dtype: "same" (the promoted), "bool", or "real" (of a complex)
+    kinds: dict  #: the scalar code per computation kind: bool, int, float, complex, or a dtype
+    ufunc: str | None  #: the NumPy ufunc it matches (None: none), whose loops NumPy habits use
+    operator: str | None = None  #: the ndarray operator, ``"add"`` for ``__add__`` (and the
+    #: reflected and in-place ``__radd__``, ``__iadd__`` of arithmetic operators)
+    copies: tuple = ()  #: the kinds whose result is a copy of the input (``ceil`` of an int)
+
+
+FUNCTIONS = {
+    "add": Elementwise(2, "numeric", "same", {"int": _add, "float": _add, "complex": _add},
+                       ufunc="add", operator="add"),
+    "subtract": Elementwise(2, "numeric", "same",
+                            {"int": _subtract, "float": _subtract, "complex": _subtract},
+                            ufunc="subtract", operator="sub"),
+    "multiply": Elementwise(2, "numeric", "same",
+                            {"int": _multiply, "float": _multiply, "complex": _multiply},
+                            ufunc="multiply", operator="mul"),
+    "divide": Elementwise(2, "floating-point", "same",
+                          {"float": _divide, "complex": _divide_complex},
+                          ufunc="divide", operator="truediv"),
+    "floor_divide": Elementwise(2, "real numeric", "same",
+                                {"int": _floor_divide_int, "float": _floor_divide_float},
+                                ufunc="floor_divide", operator="floordiv"),
+    "remainder": Elementwise(2, "real numeric", "same",
+                             {"int": _remainder_int, "float": _remainder_float},
+                             ufunc="remainder", operator="mod"),
+    "pow": Elementwise(2, "numeric", "same",
+                       {"int": _pow_int, "float": _pow, "complex": _pow_complex},
+                       ufunc="power", operator="pow"),
+    "negative": Elementwise(1, "numeric", "same",
+                            {"int": _negative, "float": _negative, "complex": _negative},
+                            ufunc="negative", operator="neg"),
+    "positive": Elementwise(1, "numeric", "same",
+                            {"int": _positive, "float": _positive, "complex": _positive},
+                            ufunc="positive", operator="pos"),
+    "square": Elementwise(1, "numeric", "same",
+                          {"int": _square, "float": _square, "complex": _square},
+                          ufunc="square"),
+    "reciprocal": Elementwise(1, "floating-point", "same",
+                              {"float": _reciprocal, "complex": _reciprocal_complex},
+                              ufunc="reciprocal"),
+    "abs": Elementwise(1, "numeric", "real", {"int": _abs, "float": _abs, "complex": _abs},
+                       ufunc="abs", operator="abs"),
+    "sign": Elementwise(1, "numeric", "same",
+                        {"int": _sign_real, "float": _sign_real, "complex": _sign_complex},
+                        ufunc="sign"),
+    "equal": Elementwise(2, "all", "bool", {k: _equal for k in ("bool", "int", "float", "complex")},
+                         ufunc="equal", operator="eq"),
+    "not_equal": Elementwise(2, "all", "bool",
+                             {k: _not_equal for k in ("bool", "int", "float", "complex")},
+                             ufunc="not_equal", operator="ne"),
+    "less": Elementwise(2, "real numeric", "bool", {"int": _less, "float": _less},
+                        ufunc="less", operator="lt"),
+    "less_equal": Elementwise(2, "real numeric", "bool", {"int": _less_equal, "float": _less_equal},
+                              ufunc="less_equal", operator="le"),
+    "greater": Elementwise(2, "real numeric", "bool", {"int": _greater, "float": _greater},
+                           ufunc="greater", operator="gt"),
+    "greater_equal": Elementwise(2, "real numeric", "bool",
+                                 {"int": _greater_equal, "float": _greater_equal},
+                                 ufunc="greater_equal", operator="ge"),
+    "maximum": Elementwise(2, "real numeric", "same", {"int": _maximum, "float": _maximum},
+                           ufunc="maximum"),
+    "minimum": Elementwise(2, "real numeric", "same", {"int": _minimum, "float": _minimum},
+                           ufunc="minimum"),
+    "logical_and": Elementwise(2, "boolean", "same", {"bool": _and}, ufunc="logical_and"),
+    "logical_or": Elementwise(2, "boolean", "same", {"bool": _or}, ufunc="logical_or"),
+    "logical_xor": Elementwise(2, "boolean", "same", {"bool": _xor}, ufunc="logical_xor"),
+    "logical_not": Elementwise(1, "boolean", "same", {"bool": _not}, ufunc="logical_not"),
+    "bitwise_and": Elementwise(2, "integer or boolean", "same", {"bool": _and, "int": _and},
+                               ufunc="bitwise_and", operator="and"),
+    "bitwise_or": Elementwise(2, "integer or boolean", "same", {"bool": _or, "int": _or},
+                              ufunc="bitwise_or", operator="or"),
+    "bitwise_xor": Elementwise(2, "integer or boolean", "same", {"bool": _xor, "int": _xor},
+                               ufunc="bitwise_xor", operator="xor"),
+    "bitwise_invert": Elementwise(1, "integer or boolean", "same", {"bool": _not, "int": _invert},
+                                  ufunc="invert", operator="invert"),
+    "bitwise_left_shift": Elementwise(2, "integer", "same", {"int": _left_shift},
+                                      ufunc="left_shift", operator="lshift"),
+    "bitwise_right_shift": Elementwise(2, "integer", "same", {"int": _right_shift},
+                                       ufunc="right_shift", operator="rshift"),
+    "isnan": Elementwise(1, "numeric", "bool",
+                         {"int": _false, "float": _isnan_real, "complex": _isnan_complex},
+                         ufunc="isnan"),
+    "isinf": Elementwise(1, "numeric", "bool",
+                         {"int": _false, "float": _isinf_real, "complex": _isinf_complex},
+                         ufunc="isinf"),
+    "isfinite": Elementwise(1, "numeric", "bool",
+                            {"int": _true, "float": _isfinite_real, "complex": _isfinite_complex},
+                            ufunc="isfinite"),
+    "signbit": Elementwise(1, "real floating-point", "bool", {"float": _signbit}, ufunc="signbit"),
+    "conj": Elementwise(1, "numeric", "same", {"complex": _conj},
+                        ufunc="conjugate", copies=("int", "float")),
+    "real": Elementwise(1, "numeric", "real", {"complex": _real},
+                        ufunc=None, copies=("int", "float")),
+    "imag": Elementwise(1, "complex floating-point", "real", {"complex": _imag}, ufunc=None),
+    "round": Elementwise(1, "numeric", "same", {"float": _numpy("rint"), "complex": _round_complex},
+                         ufunc="rint", copies=("int",)),
+    "ceil": Elementwise(1, "real numeric", "same", {"float": _numpy("ceil")},
+                        ufunc="ceil", copies=("int",)),
+    "floor": Elementwise(1, "real numeric", "same", {"float": _numpy("floor")},
+                         ufunc="floor", copies=("int",)),
+    "trunc": Elementwise(1, "real numeric", "same", {"float": _numpy("trunc")},
+                         ufunc="trunc", copies=("int",)),
+    "sqrt": Elementwise(1, "floating-point", "same", _unary_math("sqrt", _sqrt_complex),
+                        ufunc="sqrt"),
+    "exp": Elementwise(1, "floating-point", "same", {"float": _exp_real, "complex": _exp_complex},
+                       ufunc="exp"),
+    "expm1": Elementwise(1, "floating-point", "same", _unary_math("expm1", _expm1_complex),
+                         ufunc="expm1"),
+    "log": Elementwise(1, "floating-point", "same", _unary_math("log", _log_complex), ufunc="log"),
+    "log1p": Elementwise(1, "floating-point", "same", _unary_math("log1p", _log1p_complex),
+                         ufunc="log1p"),
+    "log2": Elementwise(1, "floating-point", "same", _unary_math("log2", _log2_complex),
+                        ufunc="log2"),
+    "log10": Elementwise(1, "floating-point", "same", _unary_math("log10", _log10_complex),
+                         ufunc="log10"),
+    "sin": Elementwise(1, "floating-point", "same", _unary_math("sin"), ufunc="sin"),
+    "cos": Elementwise(1, "floating-point", "same", _unary_math("cos"), ufunc="cos"),
+    "tan": Elementwise(1, "floating-point", "same", _unary_math("tan"), ufunc="tan"),
+    "asin": Elementwise(1, "floating-point", "same", _unary_math("arcsin", _asin_complex),
+                        ufunc="arcsin"),
+    "acos": Elementwise(1, "floating-point", "same", _unary_math("arccos", _acos_complex),
+                        ufunc="arccos"),
+    "atan": Elementwise(1, "floating-point", "same", _unary_math("arctan"), ufunc="arctan"),
+    "sinh": Elementwise(1, "floating-point", "same", _unary_math("sinh", _sinh_complex),
+                        ufunc="sinh"),
+    "cosh": Elementwise(1, "floating-point", "same", _unary_math("cosh", _cosh_complex),
+                        ufunc="cosh"),
+    "tanh": Elementwise(1, "floating-point", "same", _unary_math("tanh", _tanh_complex),
+                        ufunc="tanh"),
+    "asinh": Elementwise(1, "floating-point", "same", _unary_math("arcsinh", _asinh_complex),
+                         ufunc="arcsinh"),
+    "acosh": Elementwise(1, "floating-point", "same", _unary_math("arccosh", _acosh_complex),
+                         ufunc="arccosh"),
+    "atanh": Elementwise(1, "floating-point", "same", _unary_math("arctanh", _atanh_complex),
+                         ufunc="arctanh"),
+    "atan2": Elementwise(2, "real floating-point", "same", {"float": _numpy("arctan2")},
+                         ufunc="arctan2"),
+    "hypot": Elementwise(2, "real floating-point", "same", {"float": _numpy("hypot")},
+                         ufunc="hypot"),
+    "copysign": Elementwise(2, "real floating-point", "same", {"float": _numpy("copysign")},
+                            ufunc="copysign"),
+    "nextafter": Elementwise(2, "real floating-point", "same",
+                             {"float": _numpy("nextafter"), "float16": _nextafter_float16,
                   "bfloat16": _nextafter_bfloat16},
-    "logaddexp": {"float": _logaddexp},
+                             ufunc="nextafter"),
+    "logaddexp": Elementwise(2, "real floating-point", "same", {"float": _logaddexp},
+                             ufunc="logaddexp"),
 }
 
+_COMPILED = {}
+
+
+def implementation(tag):
+    """The compiled scalar operation an operation tag (:func:`.tags.op_tag`) selects."""
+    name, kind = next(iter(tag.dtype.fields)).split(":")
+    function = _COMPILED.get((name, kind))
+    if function is None:
+        function = _COMPILED[(name, kind)] = njit(FUNCTIONS[name].kinds[kind],
+                                                  error_model="numpy")
+    return function
+
+
+def apply(op, *operands):
+    """Apply the operation the tag ``op`` names to one or two operands (compiled only)."""
+
+
+@overload(apply, jit_options={"error_model": "numpy"})
+def _apply_overload(op, *operands):
+    function = implementation(op)
+    if len(operands) == 1:
+        return lambda op, *operands: function(operands[0])
+    return lambda op, *operands: function(operands[0], operands[1])
+
+
+def _divide_by_count(value, count):
+    """``value / count`` as NumPy divides (compiled only)."""
+
+
+@overload(_divide_by_count, jit_options={"nogil": True})
+def _divide_by_count_overload(value, count):
+    if isinstance(value, types.Complex):
+        def divide(value, count):  # NumPy's (Smith's) complex division by count + 0j
+            scale = 1.0 / count
+            return complex((value.real + value.imag * 0.0) * scale,
+                           (value.imag - value.real * 0.0) * scale)
+        return divide
+    return lambda value, count: value / count
+
+
+def _as_type_of(i, like):
+    """The integer ``i`` as a value of ``like``'s type: float or complex (compiled only)."""
+
+
+@overload(_as_type_of, jit_options={"nogil": True})
+def _as_type_of_overload(i, like):
+    if isinstance(like, types.Complex):
+        return lambda i, like: complex(float(i), 0.0)
+    return lambda i, like: float(i)
+
+
+@njit(nogil=True)
+def linspace_value(i, num, start, stop, div, endpoint):
+    """The ``i``-th of ``num`` values from ``start`` in steps of ``(stop - start) / div``, with
+    NumPy's arithmetic; the last is ``stop`` exactly when ``endpoint``."""
+    if endpoint and num > 1 and i == num - 1:
+        return stop
+    delta = stop - start
+    step = _divide_by_count(delta, div) if div > 0 else delta
+    value = _as_type_of(i, start)
+    # NumPy multiplies by the step, or (no step, or one that underflows to 0) divides by div
+    # and multiplies by delta.
+    if div <= 0 or step == 0:
+        value = (_divide_by_count(value, div) if div > 0 else value) * delta
+    else:
+        value = value * step
+    return value + start

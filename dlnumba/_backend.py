@@ -1,0 +1,152 @@
+"""The backend interface: what a device's kernels do, and the one place that picks them.
+
+Everything that touches array memory reaches its device's kernels through :class:`Backend`'s
+entry points, with the same arguments on every device: addresses (ints), shapes and strides in
+elements (tuples of int), dtypes as rows of the dtype table (:class:`._dtypes.DType`). The CPU
+backend is the module :mod:`dlnumba.kernels`; a CUDA device's is ``dlnumba.cuda.Backend(index)``,
+loaded when a CUDA device is first used. Front-end modules call :func:`backend_of` and never
+test the device themselves. The families that have host kernels only (sorting, sets, ``linalg``,
+``fft``) run on the host for arrays on other devices (:func:`._arguments.on_host`).
+"""
+
+import sys
+from typing import Protocol
+
+from . import kernels
+from ._devices import CPU, Device
+
+
+class Backend(Protocol):
+    """The entry points every backend implements (documentation and the checklist a new
+    backend follows; ``tests/test_backend.py`` checks that both backends have each)."""
+
+    def allocate(self, nbytes, zero=False):
+        """``nbytes`` of new memory (zeroed if ``zero``): its address and the object that
+        owns it (the memory is freed when the owner dies)."""
+
+    def check_pointer(self, address):
+        """Raise BufferError unless the memory at ``address`` (an imported tensor's data) is
+        on this device."""
+
+    def hand_over(self, stream):
+        """Make a DLPack consumer's ``stream`` (the standard's integers) wait for the work
+        queued on this device."""
+
+    def copy_array(self, src_address, src_strides, src_dtype, dst_address, dst_strides,
+                   dst_dtype, shape):
+        """Write the elements of one layout, cast to ``dst_dtype`` as NumPy's ``astype``
+        casts, into another (the source may broadcast with zero strides, and may overlap the
+        destination)."""
+
+    def elementwise_job(self, name, kind, layouts, shape, compute_dtype):
+        """A job whose ``call(*addresses)`` computes the elementwise function for operands of
+        ``layouts`` ((strides, dtype) of the inputs, then the output) into fresh memory on
+        this thread; None where the backend has no such direct path or the call needs more."""
+
+    def apply_elementwise(self, name, kind, inputs, out, shape, compute_dtype):
+        """``out = name(*inputs)`` elementwise: inputs and out are (address, strides, dtype),
+        broadcast to ``shape``; operands converted to ``compute_dtype`` first."""
+
+    def reduce_array(self, name, x_address, x_strides, x_dtype, shape, axes, acc_address,
+                     acc_dtype):
+        """Reduce (``sum``, ``prod``, ``max``, ``min``, ``any``, ``all``, ``count``,
+        ``sumsq``) a layout along ``axes`` into the C-contiguous accumulator of the kept
+        dimensions."""
+
+    def arg_reduce_array(self, name, x_address, x_strides, x_dtype, shape, axis, out_address):
+        """The position of the first maximum (``max``) or minimum (``min``) along ``axis``,
+        into the C-contiguous int64 array of the other dimensions."""
+
+    def scan_array(self, name, x_address, x_strides, x_dtype, shape, axis, out_address,
+                   out_strides, out_dtype):
+        """The running sum (``sum``) or product (``prod``) along ``axis``, computed in
+        ``out_dtype``."""
+
+    def gather(self, src_address, offsets, dst_address, itemsize):
+        """``dst[i] = src[offsets[i]]`` for items of ``itemsize`` bytes (``offsets``: a host
+        int64 array, in items)."""
+
+    def scatter(self, src_address, offsets, dst_address, itemsize):
+        """``dst[offsets[i]] = src[i]`` for items of ``itemsize`` bytes."""
+
+    def where(self, plan, condition_address, x1_address, x2_address, out_address, itemsize):
+        """``out = condition ? x1 : x2`` over a plan (:func:`.shared.plan.make_plan`) of the
+        four layouts; the condition is bool, the others have items of ``itemsize`` bytes."""
+
+    def nonzero(self, address, strides, dtype, shape, output):
+        """The indices of the non-zero elements of a layout, in C order: ``output(count)``
+        gives the address of a new C-contiguous int64 array of shape ``(len(shape), count)``,
+        which is filled."""
+
+    def linspace(self, out_address, num, start, stop, divisor, endpoint, dtype):
+        """The ``num`` values of ``linspace`` (NumPy's arithmetic) in ``dtype``, float64 or
+        complex128, at ``out_address``."""
+
+    def zero_triangle(self, address, batch, rows, cols, k, lower, itemsize):
+        """Zero the elements above diagonal ``k`` (``lower``) or below it in each of
+        ``batch`` C-contiguous ``rows`` x ``cols`` matrices."""
+
+
+class DeviceBackend(Backend, Protocol):
+    """The entry points of a backend whose memory is not the host's: the moves between its
+    memory and the host's, or another device's (unified addressing)."""
+
+    def upload(self, dst, src, nbytes):
+        """Copy ``nbytes`` from host memory at ``src`` to this device at ``dst``."""
+
+    def download(self, dst, src, nbytes):
+        """Copy ``nbytes`` from this device at ``src`` to host memory at ``dst``."""
+
+    def copy_bytes(self, dst, src, nbytes):
+        """Copy ``nbytes`` between two addresses of any devices, ordered after the work queued
+        on this device."""
+
+
+ENTRY_POINTS = tuple(name for name in vars(Backend) if not name.startswith("_"))
+DEVICE_ENTRY_POINTS = ENTRY_POINTS + tuple(
+    name for name in vars(DeviceBackend) if not name.startswith("_"))
+_CUDA_BACKENDS = {}
+
+
+def backend_of(device):
+    """The backend of ``device``; ValueError, saying why, when the device cannot be used."""
+    if device is CPU or device.type == "cpu":
+        return kernels
+    backend = _CUDA_BACKENDS.get(device.index)
+    if backend is None:
+        check_available(device)
+        backend = _CUDA_BACKENDS[device.index] = cuda_package().Backend(device.index)
+    return backend
+
+
+def move(target_device, target_address, source_device, source_address, nbytes):
+    """Copy ``nbytes`` of contiguous memory between two different devices."""
+    if source_device is CPU:
+        backend_of(target_device).upload(target_address, source_address, nbytes)
+    elif target_device is CPU:
+        backend_of(source_device).download(target_address, source_address, nbytes)
+    else:
+        backend_of(target_device).copy_bytes(target_address, source_address, nbytes)
+
+
+def cuda_package(load=True):
+    """``dlnumba.cuda``, imported (and its ``@cuda.jit`` argument types registered) if
+    ``load``; None when it is not loaded and ``load`` is false."""
+    package = sys.modules.get("dlnumba.cuda")
+    if package is None and load:
+        from . import cuda as package
+        from ._array_object import ndarray
+        package.register_jit_arguments(ndarray)
+    return package
+
+
+def check_available(device):
+    """Raise ValueError, saying why, unless arrays can live on ``device``."""
+    if device.type == "cuda":
+        cuda_package().check_device(device.index)
+
+
+def available_devices():
+    """The devices arrays can live on: the CPU, then each usable CUDA device (a tuple, as the
+    2025.12 standard's ``devices()`` returns)."""
+    return (CPU,) + tuple(Device("cuda", index) for index in range(cuda_package().device_count()))
