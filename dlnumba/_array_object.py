@@ -446,8 +446,6 @@ def _binary_operator(name, dunder):
         setattr(ndarray, method.__name__, method)
 
 
-
-
 def _matmul(self, other):
     if not isinstance(other, ndarray):
         return NotImplemented

@@ -129,7 +129,6 @@ def request_capsule(x, dl_device, copy):
         return method(**stream)  # a producer that predates the 2023.12 keywords
 
 
-
 def import_capsule(capsule):
     """Take ownership of the tensor in a DLPack capsule and describe it.
 

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 __all__ = ["all", "any", "diff"]
 
 
-
 def diff(x: ndarray, /, *, axis: int = -1, n: int = 1, prepend: ndarray | None = None,
          append: ndarray | None = None) -> ndarray:
     """The ``n``-th forward difference of ``x`` along ``axis``: ``out[i] = x[i + 1] - x[i]``,

@@ -1,7 +1,9 @@
 """The CUDA backend: device memory, kernels, streams, and moves between devices.
 
-The only package that imports ``numba.cuda`` (from ``numba-cuda``: ``pip install
-dlnumba[cuda]``); dlnumba imports it when a CUDA device is first named or met, so a CPU-only
+``Backend(index)`` is device ``index``'s implementation of the backend interface
+(:mod:`dlnumba._backend`), which is how the rest of dlnumba reaches this package. The only
+package that imports ``numba.cuda`` (from ``numba-cuda``: ``pip install dlnumba[cuda]``);
+dlnumba imports it when a CUDA device is first named or met, so a CPU-only
 user never pays for it. Under the Numba CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) device
 memory is host memory and kernels run as Python; the same code paths run there, which is how
 CI tests them (and ``tests/cuda_ptx.py`` compiles every kernel for a real GPU).
