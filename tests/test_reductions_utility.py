@@ -146,7 +146,6 @@ UTILITY_ON_EACH_DEVICE = {
 }
 
 
-# name: the dlnumba bug that breaks it on a CUDA device
 @pytest.mark.parametrize("name", sorted(UTILITY_ON_EACH_DEVICE))
 def test_every_utility_reduction_matches_numpy_on_each_device(name, device):
     check_on_each_device(name, *UTILITY_ON_EACH_DEVICE[name], device)
