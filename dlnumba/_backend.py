@@ -130,14 +130,14 @@ def move(target_device, target_address, source_device, source_address, nbytes):
 
 
 def cuda_package(load=True):
-    """``dlnumba.cuda``, imported (and its ``@cuda.jit`` argument types registered) if
-    ``load``; None when it is not loaded and ``load`` is false."""
-    package = sys.modules.get("dlnumba.cuda")
-    if package is None and load:
-        from . import cuda as package
-        from ._array_object import ndarray
-        package.register_jit_arguments(ndarray)
-    return package
+    """``dlnumba.cuda``, imported and its ``@cuda.jit`` argument types registered (once) if
+    ``load``; else the package if something imported it, or None."""
+    if not load:
+        return sys.modules.get("dlnumba.cuda")
+    from . import cuda
+    from ._array_object import ndarray
+    cuda.register_jit_arguments(ndarray)
+    return cuda
 
 
 def check_available(device):
