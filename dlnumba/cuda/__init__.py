@@ -40,7 +40,7 @@ _KERNEL_MODULES = {
     "linspace": "._creation", "zero_triangle": "._creation",
 }
 _DRIVER = {"allocate": allocate, "check_pointer": check_pointer, "copy_bytes": copy_bytes,
-           "download": download, "upload": upload}
+           "download": download, "hand_over": hand_over, "upload": upload}
 
 
 class Backend:
@@ -52,9 +52,7 @@ class Backend:
         self.index = index
 
     def __getattr__(self, name):
-        if name == "hand_over":
-            function = functools.partial(hand_over, self.index)
-        elif name == "elementwise_job":
+        if name == "elementwise_job":
             function = _no_job
         elif name in _DRIVER:
             function = functools.partial(_DRIVER[name], index=self.index)

@@ -169,7 +169,7 @@ def _copy_async(dst, src, nbytes, stream):
         driver.cuMemcpyAsync(dst, src, nbytes, stream.handle)
 
 
-def hand_over(index, stream):
+def hand_over(stream, index):
     """Make the consumer's ``stream`` (one of the standard's integers) on CUDA device ``index``
     wait for the work dlnumba has queued there, without blocking the host: an event recorded
     on dlnumba's stream, the legacy default stream, that ``stream`` waits on (2, the
