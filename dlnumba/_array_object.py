@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import _dlpack
+from ._buffer import ArrayBase, describe
 from ._backend import backend_of, move
 from ._devices import CPU, as_device
 from ._dtypes import (FLOATING, INTEGER, NUMERIC, dtype_by_name, bfloat16, float32,
@@ -36,7 +37,7 @@ _API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _MAX_BYTES = 2**62  # the most memory an array may span (as dlnumba's DLPack importer allows)
 
 
-class ndarray:
+class ndarray(ArrayBase):
     """An array API array over raw memory.
 
     Arrays are made by the creation functions (``asarray``, ``empty``, ...) and by
@@ -44,7 +45,7 @@ class ndarray:
     """
 
     __slots__ = ("_address", "_shape", "_strides", "_dtype", "_device", "_owner", "_readonly",
-                 "_numba_type_", "_numba_descriptor_", "__weakref__")
+                 "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError("dlnumba.ndarray cannot be constructed directly; use dlnumba.asarray, "
@@ -78,12 +79,16 @@ class ndarray:
         return cls._new(address, shape, strides or c_strides(shape), dtype, device, owner, False)
 
     def __getattr__(self, name):
-        # Only the slots Numba reads are filled lazily: the first @njit call describes the array.
-        if name in ("_numba_type_", "_numba_descriptor_"):
-            from .numba_ext import describe
-            describe(self)
-            return object.__getattribute__(self, name)
+        # The descriptor (ArrayBase's one field) is filled on first use: a buffer, an @njit call.
+        if name == "_descriptor":
+            return describe(self)
         raise AttributeError(f"'dlnumba.ndarray' object has no attribute {name!r}")
+
+    @property
+    def _numba_type_(self):
+        """The Numba type of the array, which Numba's and numba-cuda's ``typeof`` read."""
+        from .numba_ext import numba_type_of
+        return numba_type_of(self)
 
     # ---- attributes ----
 
@@ -429,6 +434,9 @@ def _binary_operator(name, dunder):
         return _elementwise._binary(name, self, other)
 
     def reflected(self, other):
+        if isinstance(other, (bytes, bytearray)):  # else they would concatenate our buffer
+            raise TypeError(f"unsupported operand types for {name}: "
+                            f"'{type(other).__name__}' and 'dlnumba.ndarray'")
         if not isinstance(other, _SCALARS):
             return NotImplemented
         return _elementwise._binary(name, other, self)

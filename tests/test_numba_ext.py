@@ -4,6 +4,7 @@ import gc
 import json
 import os
 import pathlib
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 from numba import prange
 from numba.core.errors import TypingError
+from numba.core.types.abstract import _type_reconstructor
 
 import dlnumba as xp
 from dlnumba import numba_ext
@@ -62,6 +64,17 @@ def test_type_has_dtype_ndim_layout(make, layout):
     assert (numba_type.dtype, numba_type.ndim, numba_type.layout) == (numba.int32, 2, layout)
     assert numba_type.mutable and isinstance(numba_type, numba.types.Array)
     assert f"v{numba_ext.ABI_VERSION}" in numba_type.name
+
+
+def test_a_type_cached_by_an_older_version_is_not_todays():
+    """Numba's cache index pickles argument types: one without today's descriptor version
+    must not match, or machine code for another descriptor would be loaded."""
+    numba_type = numba.typeof(xp.zeros(3))
+    assert pickle.loads(pickle.dumps(numba_type)) == numba_type
+    _, (reconstructor, arguments, state) = numba_type.__reduce__()
+    older = _type_reconstructor(reconstructor, arguments,
+                                {k: v for k, v in state.items() if k != "abi"})
+    assert older != numba_type
 
 
 def test_read_only_array_is_typed_read_only_and_writes_fail_to_compile():

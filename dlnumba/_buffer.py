@@ -1,0 +1,230 @@
+"""The C-level buffer of ``ndarray`` (PEP 3118), so that Numba's dispatcher and NumPy read a
+host array without running Python.
+
+``ArrayBase``, the base class of ``ndarray``, is built at import through the C API
+(``PyType_FromSpec``). It has one field, the array's *descriptor* (a ``bytes`` filled on first
+use by :func:`describe`), and one slot, ``bf_getbuffer``, written in LLVM IR and compiled by
+Numba's code generator (about 10 ms, nothing to cache; a Numba ``cfunc`` would first load
+Numba's typing, 0.35 s). Installing dlnumba therefore needs no C compiler.
+
+Numba's C dispatcher fingerprints buffer objects (format, ndim, contiguity, writability, type
+name) and caches the Numba type per fingerprint, so a dlnumba argument is typed in C; the
+unboxer in :mod:`dlnumba.numba_ext` copies the descriptor's last part into Numba's array struct.
+
+Only arrays in host memory of a dtype with a buffer format have a buffer: an array on a CUDA
+device and a bfloat16 array refuse with BufferError (NumPy then reads ``__array__``). A
+read-only array refuses a writable buffer, and a request that cannot take strides gets a
+buffer only from a contiguous array. The buffer holds a reference to the array, and so to the
+memory's owner, until it is released.
+"""
+
+import ctypes
+import struct
+
+import numpy as np
+from llvmlite import ir
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.registry import cpu_target
+
+from ._devices import CPU
+from ._dtypes import bfloat16
+
+DESCRIPTOR_OFFSET = 16  # the descriptor field follows PyObject_HEAD
+NUMBA_PART = 32  # byte offset, in the descriptor, of the part Numba's array struct copies
+C_CONTIGUOUS, F_CONTIGUOUS = 1, 2
+# Words: ndim, read-only, contiguity bits, format (8 chars); then Numba's part: nitems,
+# itemsize, data address, shape, strides in bytes.
+_HEADER = struct.Struct("<3q8s3q")
+
+_PyBUF_WRITABLE, _PyBUF_FORMAT, _PyBUF_ND, _PyBUF_STRIDES = 0x1, 0x4, 0x8, 0x18
+_CONTIGUITY_REQUESTS = ((0x38, C_CONTIGUOUS), (0x58, F_CONTIGUOUS),
+                        (0x98, C_CONTIGUOUS | F_CONTIGUOUS))
+_FORMATS = {}
+
+
+def contiguity(shape, strides):
+    """The contiguity bits of a layout: ``C_CONTIGUOUS`` and/or ``F_CONTIGUOUS`` (strides in
+    elements; sizes 0 and 1 are contiguous in any order, as in CPython and NumPy)."""
+    return C_CONTIGUOUS * _dense(shape, strides) | F_CONTIGUOUS * _dense(shape[::-1],
+                                                                         strides[::-1])
+
+
+def _dense(shape, strides):
+    if 0 in shape:
+        return True
+    step = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1:
+            if s != step:
+                return False
+            step *= n
+    return True
+
+
+def describe(array):
+    """Fill ``array``'s descriptor: what its buffer and Numba's array struct hold.
+
+    Raises
+    ------
+    BufferError
+        If the array is not in host memory, or is bfloat16 (no buffer format).
+    """
+    dtype = array._dtype
+    if array._device != CPU or dtype is bfloat16:
+        raise BufferError(f"a {dtype} array on {array._device} has no buffer: only host "
+                          "arrays of a dtype with a PEP 3118 format have one")
+    form = _FORMATS.get(dtype)
+    if form is None:
+        form = _FORMATS[dtype] = memoryview(np.empty(0, dtype.storage)).format.encode()
+    shape, strides, itemsize = array._shape, array._strides, dtype.itemsize
+    nitems = 1
+    for n in shape:
+        nitems *= n
+    array._descriptor = _HEADER.pack(
+        len(shape), array._readonly, contiguity(shape, strides), form, nitems, itemsize,
+        array._address) + struct.pack(f"<{2 * len(shape)}q", *shape,
+                                      *(s * itemsize for s in strides))
+    return array._descriptor
+
+
+def _getbuffer(module):
+    """``int getbuffer(PyObject *self, Py_buffer *view, int flags)`` over the descriptor."""
+    i8p, i32, i64 = ir.IntType(8).as_pointer(), ir.IntType(32), ir.IntType(64)
+    i64p = i64.as_pointer()
+
+    def declare(name, result, *arguments):
+        return ir.Function(module, ir.FunctionType(result, arguments), name)
+
+    def constant_string(name, text):
+        data = bytearray(text.encode() + b"\0")
+        variable = ir.GlobalVariable(module, ir.ArrayType(ir.IntType(8), len(data)), name)
+        variable.global_constant, variable.initializer = True, ir.Constant(variable.type.pointee,
+                                                                          data)
+        return variable.bitcast(i8p)
+
+    get_attribute = declare("PyObject_GetAttrString", i8p, i8p, i8p)
+    as_string = declare("PyBytes_AsString", i8p, i8p)
+    set_error = declare("PyErr_SetString", ir.VoidType(), i8p, i8p)
+    incref = declare("Py_IncRef", ir.VoidType(), i8p)
+    decref = declare("Py_DecRef", ir.VoidType(), i8p)
+    buffer_error = ir.Constant(i64, id(BufferError)).inttoptr(i8p)  # compiled per process
+    name = constant_string("dlnumba_descriptor_name", "_descriptor")
+    readonly_message = constant_string(
+        "dlnumba_readonly", "a read-only dlnumba array cannot give a writable buffer")
+    layout_message = constant_string(
+        "dlnumba_layout", "this dlnumba array is not contiguous in the order the buffer "
+        "request needs; copy it first")
+
+    function = ir.Function(module, ir.FunctionType(i32, [i8p, i8p, i32]), "dlnumba_getbuffer")
+    this, view, flags = function.args
+    entry = function.append_basic_block("entry")
+    describe_block = function.append_basic_block("describe")
+    described = function.append_basic_block("described")
+    fill = function.append_basic_block("fill")
+    fail = function.append_basic_block("fail")
+    refuse = function.append_basic_block("refuse")
+    b = ir.IRBuilder(entry)
+    view_words = b.bitcast(view, i64p)
+    field = b.bitcast(b.gep(this, [i64(DESCRIPTOR_OFFSET)]), i8p.as_pointer())
+    stored = b.load(field)
+    b.cbranch(b.icmp_unsigned("==", stored, ir.Constant(i8p, None)), describe_block, described)
+
+    b.position_at_end(describe_block)  # the first request: describe() fills the field
+    made = b.call(get_attribute, [this, name])
+    made_ok = b.icmp_unsigned("!=", made, ir.Constant(i8p, None))
+    with b.if_then(made_ok):
+        b.call(decref, [made])  # the field keeps its own reference
+    described_late = b.block
+    b.cbranch(made_ok, described, fail)
+
+    b.position_at_end(described)
+    descriptor = b.phi(i8p)
+    descriptor.add_incoming(stored, entry)
+    descriptor.add_incoming(made, described_late)
+    words = b.bitcast(b.call(as_string, [descriptor]), i64p)
+    word = lambda k: b.load(b.gep(words, [i64(k)]))
+    address = lambda k: b.ptrtoint(b.gep(words, [k if isinstance(k, ir.Value) else i64(k)]), i64)
+    ndim, readonly, layout = word(0), word(1), word(2)
+    flags64 = b.zext(flags, i64)
+    asked = lambda bits: b.icmp_unsigned("==", b.and_(flags64, i64(bits)), i64(bits))
+    required = ir.Constant(i64, 0)
+    for bits, needed in reversed(_CONTIGUITY_REQUESTS):
+        required = b.select(asked(bits), i64(needed), required)
+    required = b.select(asked(_PyBUF_STRIDES), required, i64(C_CONTIGUOUS))
+    layout_ok = b.or_(b.icmp_unsigned("==", required, i64(0)),
+                      b.icmp_unsigned("!=", b.and_(layout, required), i64(0)))
+    writable_ok = b.or_(b.icmp_unsigned("==", readonly, i64(0)),
+                        b.icmp_unsigned("==", b.and_(flags64, i64(_PyBUF_WRITABLE)), i64(0)))
+    message = b.select(writable_ok, layout_message, readonly_message)
+    b.cbranch(b.and_(layout_ok, writable_ok), fill, refuse)
+
+    b.position_at_end(fill)
+    null = ir.Constant(i64, 0)
+    b.call(incref, [this])
+    values = [word(6), b.ptrtoint(this, i64), b.mul(word(4), word(5)), word(5), None,
+              b.select(asked(_PyBUF_FORMAT), address(3), null),
+              b.select(asked(_PyBUF_ND), address(7), null),
+              b.select(asked(_PyBUF_STRIDES), address(b.add(ndim, i64(7))), null), null, null]
+    for k, value in enumerate(values):
+        if value is not None:
+            b.store(value, b.gep(view_words, [i64(k)]))
+    view_ints = b.bitcast(view, i32.as_pointer())
+    b.store(b.trunc(readonly, i32), b.gep(view_ints, [i64(8)]))
+    shown_ndim = b.select(asked(_PyBUF_ND), ndim, null)  # 0 without a shape, as in NumPy
+    b.store(b.trunc(shown_ndim, i32), b.gep(view_ints, [i64(9)]))
+    b.ret(i32(0))
+
+    b.position_at_end(refuse)
+    b.call(set_error, [buffer_error, message])
+    b.branch(fail)
+
+    b.position_at_end(fail)
+    b.store(null, b.gep(view_words, [i64(1)]))  # view->obj = NULL, as the protocol asks
+    b.ret(i32(-1))
+
+
+def _compile_getbuffer():
+    library = cpu_target.target_context.codegen().create_library("dlnumba_buffer")
+    module = library.create_ir_module("dlnumba_buffer")
+    _getbuffer(module)
+    with global_compiler_lock:
+        library.add_ir_module(module)
+        library.finalize()
+    return library, library.get_pointer_to_function("dlnumba_getbuffer")
+
+
+class _Slot(ctypes.Structure):
+    _fields_ = [("slot", ctypes.c_int), ("pfunc", ctypes.c_void_p)]
+
+
+class _Member(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int), ("offset", ctypes.c_ssize_t),
+                ("flags", ctypes.c_int), ("doc", ctypes.c_char_p)]
+
+
+class _Spec(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("basicsize", ctypes.c_int),
+                ("itemsize", ctypes.c_int), ("flags", ctypes.c_uint),
+                ("slots", ctypes.POINTER(_Slot))]
+
+
+def _make_base():
+    library, getbuffer = _compile_getbuffer()
+    Py_bf_getbuffer, Py_tp_members, Py_tp_doc, T_OBJECT_EX = 1, 72, 56, 16
+    members = (_Member * 2)(_Member(b"_descriptor", T_OBJECT_EX, DESCRIPTOR_OFFSET, 0, None))
+    doc = b"The C level of dlnumba.ndarray: its buffer (PEP 3118) and its descriptor."
+    slots = (_Slot * 4)(_Slot(Py_bf_getbuffer, getbuffer),
+                        _Slot(Py_tp_members, ctypes.addressof(members)),
+                        _Slot(Py_tp_doc, ctypes.cast(doc, ctypes.c_void_p)), _Slot(0, None))
+    Py_TPFLAGS_DEFAULT, Py_TPFLAGS_BASETYPE = 1 << 18, 1 << 10
+    spec = _Spec(b"dlnumba.ArrayBase", DESCRIPTOR_OFFSET + 8, 0,
+                 Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots)
+    from_spec = ctypes.pythonapi.PyType_FromSpec
+    from_spec.restype, from_spec.argtypes = ctypes.py_object, [ctypes.c_void_p]
+    base = from_spec(ctypes.addressof(spec))
+    base._library, base._members = library, members  # kept as long as the type
+    return base
+
+
+ArrayBase = _make_base()
+
