@@ -13,7 +13,7 @@ from ._devices import CPU, as_device
 from ._dtypes import (FLOATING, INTEGER, NUMERIC, dtype_by_name, bfloat16, float32,
                       from_numpy_dtype)
 from ._mode import is_strict
-from ._layout import broadcast_strides, c_strides, size_of, view_of
+from ._layout import broadcast_strides, c_strides, size_of, sliced, view_of
 from ._memory import numpy_view
 from .shared.scalar import FUNCTIONS
 
@@ -291,8 +291,10 @@ class ndarray(ArrayBase):
         if self._device != CPU:
             raise ValueError(f"the values of an array on {self._device} cannot be read on the "
                              "host; move it first with to_device('cpu')")
-        return numpy_view(self._address, self._shape, self._strides, self._dtype.storage,
-                          self._readonly, self)
+        if self._dtype is bfloat16:
+            return numpy_view(self._address, self._shape, self._strides, self._dtype.storage,
+                              self._readonly, self)
+        return np.asarray(self)  # through the buffer: no Python in between
 
     def _values(self):
         """A NumPy array of the values, for printing and conversion (bfloat16 as float32)."""
@@ -333,6 +335,12 @@ class ndarray(ArrayBase):
         self._assign(scalar_source(value, self._dtype))
 
     def __getitem__(self, key: Index) -> ndarray:
+        shape = self._shape
+        if type(key) is int and shape and -shape[0] <= key < shape[0]:  # the common cases,
+            return self._view(key % shape[0] * self._strides[0], shape[1:], self._strides[1:])
+        if type(key) is slice and shape:  # kept lean
+            offset, n, stride = sliced(key, shape[0], self._strides[0])
+            return self._view(offset, (n,) + shape[1:], (stride,) + self._strides[1:])
         if _indexing.is_array_index(key):
             shape, offsets = _indexing.array_index_offsets(self, key)
             return _indexing.gather_offsets(self, shape, offsets)

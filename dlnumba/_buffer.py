@@ -8,7 +8,7 @@ Numba's code generator (about 10 ms, nothing to cache; a Numba ``cfunc`` would f
 Numba's typing, 0.35 s). Installing dlnumba therefore needs no C compiler.
 
 Numba's C dispatcher fingerprints buffer objects (format, ndim, contiguity, writability, type
-name) and caches the Numba type per fingerprint, so a dlnumba argument is typed in C; the
+object) and caches the Numba type per fingerprint, so a dlnumba argument is typed in C; the
 unboxer in :mod:`dlnumba.numba_ext` copies the descriptor's last part into Numba's array struct.
 
 Only arrays in host memory of a dtype with a buffer format have a buffer: an array on a CUDA
@@ -19,6 +19,7 @@ memory's owner, until it is released.
 """
 
 import ctypes
+import math
 import struct
 
 import numpy as np
@@ -28,13 +29,14 @@ from numba.core.registry import cpu_target
 
 from ._devices import CPU
 from ._dtypes import bfloat16
+from ._layout import c_strides
 
 DESCRIPTOR_OFFSET = 16  # the descriptor field follows PyObject_HEAD
 NUMBA_PART = 32  # byte offset, in the descriptor, of the part Numba's array struct copies
 C_CONTIGUOUS, F_CONTIGUOUS = 1, 2
-# Words: ndim, read-only, contiguity bits, format (8 chars); then Numba's part: nitems,
-# itemsize, data address, shape, strides in bytes.
-_HEADER = struct.Struct("<3q8s3q")
+# By ndim: the descriptor's words: ndim, read-only, contiguity bits, format (8 chars); then
+# Numba's part: nitems, itemsize, data address, shape, strides in bytes.
+_LAYOUTS = []
 
 _PyBUF_WRITABLE, _PyBUF_FORMAT, _PyBUF_ND, _PyBUF_STRIDES = 0x1, 0x4, 0x8, 0x18
 _CONTIGUITY_REQUESTS = ((0x38, C_CONTIGUOUS), (0x58, F_CONTIGUOUS),
@@ -45,8 +47,10 @@ _FORMATS = {}
 def contiguity(shape, strides):
     """The contiguity bits of a layout: ``C_CONTIGUOUS`` and/or ``F_CONTIGUOUS`` (strides in
     elements; sizes 0 and 1 are contiguous in any order, as in CPython and NumPy)."""
-    return C_CONTIGUOUS * _dense(shape, strides) | F_CONTIGUOUS * _dense(shape[::-1],
-                                                                         strides[::-1])
+    c = strides == c_strides(shape) or _dense(shape, strides)
+    if len(shape) < 2:
+        return c * (C_CONTIGUOUS | F_CONTIGUOUS)
+    return C_CONTIGUOUS * c | F_CONTIGUOUS * _dense(shape[::-1], strides[::-1])
 
 
 def _dense(shape, strides):
@@ -70,21 +74,20 @@ def describe(array):
         If the array is not in host memory, or is bfloat16 (no buffer format).
     """
     dtype = array._dtype
-    if array._device != CPU or dtype is bfloat16:
+    if array._device is not CPU or dtype is bfloat16:
         raise BufferError(f"a {dtype} array on {array._device} has no buffer: only host "
                           "arrays of a dtype with a PEP 3118 format have one")
+    shape, strides, itemsize = array._shape, array._strides, dtype.itemsize
+    ndim = len(shape)
+    while len(_LAYOUTS) <= ndim:
+        _LAYOUTS.append(struct.Struct(f"<3q8s{3 + 2 * len(_LAYOUTS)}q"))
     form = _FORMATS.get(dtype)
     if form is None:
         form = _FORMATS[dtype] = memoryview(np.empty(0, dtype.storage)).format.encode()
-    shape, strides, itemsize = array._shape, array._strides, dtype.itemsize
-    nitems = 1
-    for n in shape:
-        nitems *= n
-    array._descriptor = _HEADER.pack(
-        len(shape), array._readonly, contiguity(shape, strides), form, nitems, itemsize,
-        array._address) + struct.pack(f"<{2 * len(shape)}q", *shape,
-                                      *(s * itemsize for s in strides))
-    return array._descriptor
+    array._descriptor = descriptor = _LAYOUTS[ndim].pack(
+        ndim, array._readonly, contiguity(shape, strides), form, math.prod(shape), itemsize,
+        array._address, *shape, *[s * itemsize for s in strides])
+    return descriptor
 
 
 def _getbuffer(module):
@@ -102,13 +105,13 @@ def _getbuffer(module):
                                                                           data)
         return variable.bitcast(i8p)
 
-    get_attribute = declare("PyObject_GetAttrString", i8p, i8p, i8p)
+    call = declare("PyObject_CallOneArg", i8p, i8p, i8p)
     as_string = declare("PyBytes_AsString", i8p, i8p)
     set_error = declare("PyErr_SetString", ir.VoidType(), i8p, i8p)
     incref = declare("Py_IncRef", ir.VoidType(), i8p)
     decref = declare("Py_DecRef", ir.VoidType(), i8p)
     buffer_error = ir.Constant(i64, id(BufferError)).inttoptr(i8p)  # compiled per process
-    name = constant_string("dlnumba_descriptor_name", "_descriptor")
+    describe_function = ir.Constant(i64, id(describe)).inttoptr(i8p)  # lives as long as us
     readonly_message = constant_string(
         "dlnumba_readonly", "a read-only dlnumba array cannot give a writable buffer")
     layout_message = constant_string(
@@ -130,7 +133,7 @@ def _getbuffer(module):
     b.cbranch(b.icmp_unsigned("==", stored, ir.Constant(i8p, None)), describe_block, described)
 
     b.position_at_end(describe_block)  # the first request: describe() fills the field
-    made = b.call(get_attribute, [this, name])
+    made = b.call(call, [describe_function, this])
     made_ok = b.icmp_unsigned("!=", made, ir.Constant(i8p, None))
     with b.if_then(made_ok):
         b.call(decref, [made])  # the field keeps its own reference

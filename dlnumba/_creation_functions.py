@@ -173,6 +173,11 @@ def _from_python(obj, dtype):
 
 
 def _as_shape(shape):
+    if type(shape) is int and shape >= 0:
+        return (shape,)
+    if type(shape) is tuple and len(shape) <= MAX_NDIM and all(
+            type(n) is int and n >= 0 for n in shape):
+        return shape
     if isinstance(shape, int) or hasattr(type(shape), "__index__"):
         shape = (shape,)
     try:

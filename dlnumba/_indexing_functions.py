@@ -113,13 +113,12 @@ def _add_offsets(offsets, index, shape, size, stride, axis):
     """
     if isinstance(index, ndarray):
         index = index.to_device(CPU)
-        index = ndarray._new(index._address, shape,
-                             broadcast_strides(index.shape, index._strides, shape),
-                             index._dtype, index.device, index, True)
+        if index._shape != shape:
+            index = index._view(0, shape, broadcast_strides(index._shape, index._strides, shape))
         largest = int(index._numpy().max()) if index._dtype is uint64 and index.size else 0
         if largest >= 2**63:
             raise IndexError(f"index {largest} is out of bounds for axis {axis} with size {size}")
-        values = index._copy(int64)._numpy()
+        values = (index if index._dtype is int64 else index._copy(int64))._numpy()
     else:
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
@@ -188,6 +187,8 @@ def take(x: ndarray, indices: ndarray, /, *, axis: int | None = None) -> ndarray
             raise ValueError(f"take needs an axis for a {x.ndim}-D array")
         axis = 0
     axis = normalize_axis(axis, x.ndim, "take")
+    if x.ndim == 1:
+        return _take_along(x, indices, 0, indices._shape)
     shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]
     placed = ndarray._new(indices._address, shape,
                           tuple(indices._strides[0] if d == axis else 0 for d in range(x.ndim)),
@@ -212,10 +213,13 @@ def take_along_axis(x: ndarray, indices: ndarray, /, *, axis: int = -1) -> ndarr
 
 
 def _take_along(x, indices, axis, shape):
-    base_strides = broadcast_strides(x.shape[:axis] + (1,) + x.shape[axis + 1:],
-                                     x._strides[:axis] + (0,) + x._strides[axis + 1:], shape)
-    offsets = np.empty(size_of(shape), np.int64)
-    layout_offsets(np.array(shape, np.int64), np.array(base_strides, np.int64), offsets)
+    if len(shape) == 1:
+        offsets = np.zeros(shape[0], np.int64)
+    else:
+        base_strides = broadcast_strides(x.shape[:axis] + (1,) + x.shape[axis + 1:],
+                                         x._strides[:axis] + (0,) + x._strides[axis + 1:], shape)
+        offsets = np.empty(size_of(shape), np.int64)
+        layout_offsets(np.array(shape, np.int64), np.array(base_strides, np.int64), offsets)
     _add_offsets(offsets, indices, shape, x.shape[axis], x._strides[axis], axis)
     return gather_offsets(x, shape, offsets)
 

@@ -103,12 +103,10 @@ def view_of(key, shape, strides):
             new_strides.extend(strides[axis:axis + rest])
             axis += rest
         elif isinstance(k, slice):
-            start, stop, step = k.indices(shape[axis])
-            n = len(range(start, stop, step))
-            offset += start * strides[axis] if n else 0
+            start, n, stride = sliced(k, shape[axis], strides[axis])
+            offset += start
             new_shape.append(n)
-            # a step over one element or none moves nothing: it must not grow the stride
-            new_strides.append(strides[axis] * step if n > 1 else strides[axis])
+            new_strides.append(stride)
             axis += 1
         else:
             i = _as_integer_index(k)
@@ -121,6 +119,15 @@ def view_of(key, shape, strides):
         raise IndexError(f"the index makes {len(new_shape)} dimensions; at most {MAX_NDIM} are "
                          "allowed")
     return offset, tuple(new_shape), tuple(new_strides)
+
+
+def sliced(key, size, stride):
+    """The first element's offset, the size and the stride of an axis of ``size`` and
+    ``stride`` cut by the slice ``key``."""
+    start, stop, step = key.indices(size)
+    n = len(range(start, stop, step))
+    # a step over one element or none moves nothing: it must not grow the stride
+    return start * stride if n else 0, n, stride * step if n > 1 else stride
 
 
 def _as_integer_index(k):

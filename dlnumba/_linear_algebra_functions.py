@@ -39,10 +39,14 @@ def check_pair(name, x1, x2, min_ndim=0):
 def packed(x, dtype, inner=2):
     """``x`` itself when its last ``inner`` dimensions are C-contiguous in ``dtype``, else a
     C-contiguous copy cast to ``dtype``."""
-    shape, strides = x.shape[len(x.shape) - inner:], x._strides[len(x.shape) - inner:]
-    if x._dtype is dtype and all(n <= 1 or s == c for n, s, c in
-                                zip(shape, strides, c_strides(shape))):
-        return x
+    if x._dtype is dtype:
+        step = 1
+        for n, s in zip(x._shape[::-1][:inner], x._strides[::-1][:inner]):
+            if n > 1 and s != step:
+                break
+            step *= n
+        else:
+            return x
     return x._copy(dtype)
 
 
@@ -54,6 +58,9 @@ def offsets(shape, strides, batch):
     for n, s in zip(batch, broadcast_strides(shape, strides, batch)):
         result = (result[:, None] + np.arange(n, dtype=np.int64) * s).ravel()
     return result
+
+
+_FIRST = offsets((), (), ())  # the one matrix of an unbatched operand
 
 
 def stack_offsets(x, batch):
@@ -112,15 +119,16 @@ def product(a, b, dtype):
     """The product of two stacks of matrices (at least 2-D, contracted sizes equal) as a new
     C-contiguous array of ``dtype``."""
     compute = computation_dtype(dtype)
-    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    (m, k), n = a.shape[-2:], b.shape[-1]
+    batch = () if len(a._shape) == len(b._shape) == 2 else broadcast_shapes(a._shape[:-2],
+                                                                           b._shape[:-2])
+    (m, k), n = a._shape[-2:], b._shape[-1]
     out = ndarray._empty(batch + (m, n), compute, zero=k == 0)
-    if out.size and k:
+    if m and n and k:
         a, b = packed(a, compute), packed(b, compute)
-        if (size_of(b.shape[:-2]) == 1 and a.shape[:-2] == batch
-                and a._strides == c_strides(a.shape)):
+        if (size_of(b._shape[:-2]) == 1 and a._shape[:-2] == batch
+                and a._strides == c_strides(a._shape)):
             # One matrix on the right: the stack on the left is one tall matrix.
-            m, first, second = m * size_of(batch), offsets((), (), ()), offsets((), (), ())
+            m, first, second = m * size_of(batch), _FIRST, _FIRST
         else:
             first, second = stack_offsets(a, batch), stack_offsets(b, batch)
         kernels.matmul(a._address, first, b._address, second, out._address, m, k, n,
