@@ -67,7 +67,8 @@ def reshape(x: ndarray, /, shape: tuple[int, ...], *, copy: bool | None = None) 
         raise TypeError(f"reshape expects a dlnumba.ndarray, not {type(x).__name__}")
     new_shape = _resolve_shape(shape, x.size, x.shape)
     if copy is not True:
-        strides = reshaped_strides(x.shape, x._strides, new_shape)
+        strides = (c_strides(new_shape) if x._strides == c_strides(x._shape) else
+                   reshaped_strides(x._shape, x._strides, new_shape))
         if strides is not None:
             return x._view(0, new_shape, strides)
         if copy is False:
@@ -78,6 +79,9 @@ def reshape(x: ndarray, /, shape: tuple[int, ...], *, copy: bool | None = None) 
 
 
 def _resolve_shape(shape, size, old_shape):
+    if (type(shape) is tuple and len(shape) <= MAX_NDIM and size_of(shape) == size
+            and all(type(n) is int and n >= 0 for n in shape)):
+        return shape
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     try:
         shape = tuple(operator.index(n) for n in shape)

@@ -13,6 +13,7 @@ elements, reductions and arg-reductions run the same arithmetic as small runs
 """
 
 import functools
+from ctypes import memmove
 
 import numpy as np
 from numba import njit, types
@@ -377,7 +378,7 @@ class _ReduceJob:
     """Everything about a reduction that depends only on its layout, axes and dtypes."""
 
     __slots__ = ("plan", "op", "x_tag", "acc_tag", "acc_shape", "acc_strides", "identity",
-                 "pieces", "reduced_split", "walk_layout", "run")
+                 "identity_address", "pieces", "reduced_split", "walk_layout", "run")
 
     def __init__(self, name, shape, x_strides, x_dtype, axes, acc_dtype, parallel):
         self.acc_shape = tuple(n for d, n in enumerate(shape) if d not in axes)
@@ -387,6 +388,7 @@ class _ReduceJob:
         self.plan = plan = make_plan(shape, placed, x_strides)
         self.op, self.x_tag, self.acc_tag = OP_TAGS[name], TAGS[x_dtype], TAGS[acc_dtype]
         self.identity = np.array(identity_value(name, acc_dtype), acc_dtype.storage)
+        self.identity_address = self.identity.ctypes.data
         self.pieces = self.reduced_split = self.walk_layout = self.run = None
         if plan is not None and plan.size < VECTORIZED_SIZE:
             self.walk_layout = byte_layout(plan, (acc_dtype.itemsize, x_dtype.itemsize))
@@ -417,8 +419,11 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
     """
     job = _reduce_job(name, shape, x_strides, x_dtype, axes, acc_dtype, parallel)
     initial = job.identity
-    copy_array(initial.ctypes.data, (0,) * len(job.acc_shape), acc_dtype, acc_address,
-               job.acc_strides, acc_dtype, job.acc_shape)
+    if job.acc_shape:
+        copy_array(job.identity_address, (0,) * len(job.acc_shape), acc_dtype, acc_address,
+                   job.acc_strides, acc_dtype, job.acc_shape)
+    else:
+        memmove(acc_address, job.identity_address, acc_dtype.itemsize)
     plan = job.plan
     if plan is None:
         return
