@@ -15,6 +15,7 @@ from ._dtypes import (FLOATING, INTEGER, NUMERIC, dtype_by_name, bfloat16, float
 from ._mode import is_strict
 from ._layout import broadcast_strides, c_strides, size_of, sliced, view_of
 from ._memory import numpy_view
+from ._native import constructor
 from .shared.scalar import FUNCTIONS
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ _API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 
 _MAX_BYTES = 2**62  # the most memory an array may span (as dlnumba's DLPack importer allows)
+_FIELDS = ("_address", "_shape", "_strides", "_dtype", "_device", "_owner", "_readonly")
 
 
 class ndarray(ArrayBase):
@@ -44,25 +46,11 @@ class ndarray(ArrayBase):
     ``from_dlpack``, never by calling this class. Strides are in elements.
     """
 
-    __slots__ = ("_address", "_shape", "_strides", "_dtype", "_device", "_owner", "_readonly",
-                 "__weakref__")
+    __slots__ = (*_FIELDS, "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError("dlnumba.ndarray cannot be constructed directly; use dlnumba.asarray, "
                         "dlnumba.empty or dlnumba.from_dlpack")
-
-    @classmethod
-    def _new(cls, address, shape, strides, dtype, device, owner, readonly):
-        """Wrap memory: ``address`` of element ``(0, ..., 0)``, kept alive by ``owner``."""
-        self = object.__new__(cls)
-        self._address = address
-        self._shape = shape
-        self._strides = strides
-        self._dtype = dtype
-        self._device = device
-        self._owner = owner
-        self._readonly = readonly
-        return self
 
     @classmethod
     def _empty(cls, shape, dtype, device=CPU, zero=False, strides=None):
@@ -428,6 +416,10 @@ def scalar_source(value, dtype):
     return ndarray._new(encoded.__array_interface__["data"][0], (), (),
                         float32 if dtype is bfloat16 else dtype, CPU, encoded, True)
 
+
+# ndarray._new(address, shape, strides, dtype, device, owner, readonly) wraps memory: the
+# ``address`` of element (0, ..., 0), kept alive by ``owner``. Positional arguments only.
+ndarray._new = staticmethod(constructor(ndarray, _FIELDS))
 
 _SCALARS = (bool, int, float, complex)
 _OPERANDS = (ndarray, np.generic, *_SCALARS)

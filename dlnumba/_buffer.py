@@ -3,9 +3,9 @@ host array without running Python.
 
 ``ArrayBase``, the base class of ``ndarray``, is built at import through the C API
 (``PyType_FromSpec``). It has one field, the array's *descriptor* (a ``bytes`` filled on first
-use by :func:`describe`), and one slot, ``bf_getbuffer``, written in LLVM IR and compiled by
-Numba's code generator (about 10 ms, nothing to cache; a Numba ``cfunc`` would first load
-Numba's typing, 0.35 s). Installing dlnumba therefore needs no C compiler.
+use by :func:`describe`), and one slot, ``bf_getbuffer``, written in LLVM IR and compiled at
+import by :mod:`dlnumba._native` (a Numba ``cfunc`` would first load Numba's typing, 0.35 s).
+Installing dlnumba therefore needs no C compiler.
 
 Numba's C dispatcher fingerprints buffer objects (format, ndim, contiguity, writability, type
 object) and caches the Numba type per fingerprint, so a dlnumba argument is typed in C; the
@@ -24,12 +24,11 @@ import struct
 
 import numpy as np
 from llvmlite import ir
-from numba.core.compiler_lock import global_compiler_lock
-from numba.core.registry import cpu_target
 
 from ._devices import CPU
 from ._dtypes import bfloat16
 from ._layout import c_strides
+from ._native import I8P, I32, I64, compile_functions, constant, constant_string, declare
 
 DESCRIPTOR_OFFSET = 16  # the descriptor field follows PyObject_HEAD
 NUMBA_PART = 32  # byte offset, in the descriptor, of the part Numba's array struct copies
@@ -92,30 +91,20 @@ def describe(array):
 
 def _getbuffer(module):
     """``int getbuffer(PyObject *self, Py_buffer *view, int flags)`` over the descriptor."""
-    i8p, i32, i64 = ir.IntType(8).as_pointer(), ir.IntType(32), ir.IntType(64)
+    i8p, i32, i64 = I8P, I32, I64
     i64p = i64.as_pointer()
 
-    def declare(name, result, *arguments):
-        return ir.Function(module, ir.FunctionType(result, arguments), name)
-
-    def constant_string(name, text):
-        data = bytearray(text.encode() + b"\0")
-        variable = ir.GlobalVariable(module, ir.ArrayType(ir.IntType(8), len(data)), name)
-        variable.global_constant, variable.initializer = True, ir.Constant(variable.type.pointee,
-                                                                          data)
-        return variable.bitcast(i8p)
-
-    call = declare("PyObject_CallOneArg", i8p, i8p, i8p)
-    as_string = declare("PyBytes_AsString", i8p, i8p)
-    set_error = declare("PyErr_SetString", ir.VoidType(), i8p, i8p)
-    incref = declare("Py_IncRef", ir.VoidType(), i8p)
-    decref = declare("Py_DecRef", ir.VoidType(), i8p)
-    buffer_error = ir.Constant(i64, id(BufferError)).inttoptr(i8p)  # compiled per process
-    describe_function = ir.Constant(i64, id(describe)).inttoptr(i8p)  # lives as long as us
+    call = declare(module, "PyObject_CallOneArg", i8p, i8p, i8p)
+    as_string = declare(module, "PyBytes_AsString", i8p, i8p)
+    set_error = declare(module, "PyErr_SetString", ir.VoidType(), i8p, i8p)
+    incref = declare(module, "Py_IncRef", ir.VoidType(), i8p)
+    decref = declare(module, "Py_DecRef", ir.VoidType(), i8p)
+    buffer_error = constant(BufferError)
+    describe_function = constant(describe)
     readonly_message = constant_string(
-        "dlnumba_readonly", "a read-only dlnumba array cannot give a writable buffer")
+        module, "dlnumba_readonly", "a read-only dlnumba array cannot give a writable buffer")
     layout_message = constant_string(
-        "dlnumba_layout", "this dlnumba array is not contiguous in the order the buffer "
+        module, "dlnumba_layout", "this dlnumba array is not contiguous in the order the buffer "
         "request needs; copy it first")
 
     function = ir.Function(module, ir.FunctionType(i32, [i8p, i8p, i32]), "dlnumba_getbuffer")
@@ -186,16 +175,6 @@ def _getbuffer(module):
     b.ret(i32(-1))
 
 
-def _compile_getbuffer():
-    library = cpu_target.target_context.codegen().create_library("dlnumba_buffer")
-    module = library.create_ir_module("dlnumba_buffer")
-    _getbuffer(module)
-    with global_compiler_lock:
-        library.add_ir_module(module)
-        library.finalize()
-    return library, library.get_pointer_to_function("dlnumba_getbuffer")
-
-
 class _Slot(ctypes.Structure):
     _fields_ = [("slot", ctypes.c_int), ("pfunc", ctypes.c_void_p)]
 
@@ -212,7 +191,8 @@ class _Spec(ctypes.Structure):
 
 
 def _make_base():
-    library, getbuffer = _compile_getbuffer()
+    library, address = compile_functions("dlnumba_buffer", _getbuffer)
+    getbuffer = address("dlnumba_getbuffer")
     Py_bf_getbuffer, Py_tp_members, Py_tp_doc, T_OBJECT_EX = 1, 72, 56, 16
     members = (_Member * 2)(_Member(b"_descriptor", T_OBJECT_EX, DESCRIPTOR_OFFSET, 0, None))
     doc = b"The C level of dlnumba.ndarray: its buffer (PEP 3118) and its descriptor."

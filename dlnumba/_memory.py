@@ -1,9 +1,10 @@
 """Host memory: 64-byte aligned allocations and the objects that keep them alive."""
 
-import ctypes
 import threading
 
 import numpy as np
+
+from ._native import bytearray_address
 
 ALIGNMENT = 64
 _SMALL = 1 << 20
@@ -11,10 +12,6 @@ _SMALL = 1 << 20
 # fault and a kernel-zeroed page per 4 KiB (or 2 MiB) on its first write, more than the work of
 # a streaming kernel that writes it.
 POOL_LIMIT = 256 << 20
-# The ctypes array type of each power-of-two size below _SMALL, by bit length (made on first
-# use: each costs a millisecond to make).
-_SMALL_BUFFERS = [None] * _SMALL.bit_length()
-_addressof = ctypes.addressof
 
 
 def allocate_host(nbytes, zero=False):
@@ -25,18 +22,13 @@ def allocate_host(nbytes, zero=False):
     address : int
         The aligned address.
     owner : object
-        The object that keeps the memory alive: below 1 MiB a ctypes buffer (zero-filled; sizes
-        rounded up to a power of two so that ctypes keeps few array types), else a
+        The object that keeps the memory alive: below 1 MiB a zero-filled bytearray, else a
         :class:`PooledBlock` (its memory goes back to the pool when it dies).
     """
     size = nbytes + ALIGNMENT - 1
     if size < _SMALL:
-        bits = size.bit_length()
-        buffer_type = _SMALL_BUFFERS[bits]
-        if buffer_type is None:
-            buffer_type = _SMALL_BUFFERS[bits] = ctypes.c_char * (1 << bits)
-        buffer = buffer_type()
-        return (_addressof(buffer) + ALIGNMENT - 1) & -ALIGNMENT, buffer
+        buffer = bytearray(size)
+        return (bytearray_address(buffer) + ALIGNMENT - 1) & -ALIGNMENT, buffer
     block = PooledBlock(_size_class(size))
     if zero:
         block.buffer.fill(0)

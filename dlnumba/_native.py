@@ -1,0 +1,139 @@
+"""C-level functions written in LLVM IR and compiled at import by Numba's code generator.
+
+A few calls run on every small array operation, where a Python function's own cost is most of
+the time: making an ``ndarray`` and finding the address of a new host block. Each is a C
+function here, made callable from Python as a builtin (``PyCFunction``). They are compiled per
+process (about 10 ms for all, nothing to cache, no C compiler), so the addresses of Python
+objects they use (a type, an exception) can be constants.
+"""
+
+import ctypes
+
+from llvmlite import ir
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.registry import cpu_target
+
+I8P, I32, I64 = ir.IntType(8).as_pointer(), ir.IntType(32), ir.IntType(64)
+_METH_O, _METH_FASTCALL = 0x8, 0x80
+
+
+def declare(module, name, result, *arguments):
+    """The C function ``name`` (of the C API) declared in ``module``."""
+    try:
+        return module.get_global(name)
+    except KeyError:
+        return ir.Function(module, ir.FunctionType(result, arguments), name)
+
+
+def constant(value):
+    """The address of a Python object that outlives the process's compiled code, as a
+    ``PyObject *`` constant."""
+    return ir.Constant(I64, id(value)).inttoptr(I8P)
+
+
+def constant_string(module, name, text):
+    """A ``char *`` to ``text``, NUL-terminated, as the global ``name`` of ``module``."""
+    data = bytearray(text.encode() + b"\0")
+    variable = ir.GlobalVariable(module, ir.ArrayType(ir.IntType(8), len(data)), name)
+    variable.global_constant = True
+    variable.initializer = ir.Constant(variable.type.pointee, data)
+    return variable.bitcast(I8P)
+
+
+def compile_functions(name, build):
+    """Compile what ``build(module)`` writes into a new IR module; return the library (keep
+    it: the code lives as long as it does) and a function that gives a symbol's address."""
+    library = cpu_target.target_context.codegen().create_library(name)
+    module = library.create_ir_module(name)
+    build(module)
+    with global_compiler_lock:
+        library.add_ir_module(module)
+        library.finalize()
+    return library, library.get_pointer_to_function
+
+
+class _MethodDef(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("function", ctypes.c_void_p),
+                ("flags", ctypes.c_int), ("doc", ctypes.c_char_p)]
+
+
+def _builtin(address, name, flags, doc, keep):
+    """A builtin function over the C function at ``address``; ``keep`` (what its code needs)
+    lives as long as the process."""
+    definition = _MethodDef(name.encode(), address, flags, doc.encode())
+    _KEPT.extend([*keep, definition])  # CPython keeps a pointer to the definition
+    make = ctypes.pythonapi.PyCFunction_NewEx
+    make.restype, make.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.py_object,
+                                                     ctypes.py_object]
+    return make(ctypes.addressof(definition), None, None)
+
+
+_KEPT = []
+
+
+def slot_offset(cls, name):
+    """The byte offset, in instances of ``cls``, of the ``__slots__`` field ``name`` (read from
+    its member descriptor: ``PyMemberDescrObject.d_member->offset``)."""
+    descriptor = cls.__dict__[name]
+    if type(descriptor).__name__ != "member_descriptor":
+        raise TypeError(f"{cls.__name__}.{name} is not a slot")
+    member = ctypes.c_void_p.from_address(id(descriptor) + 5 * ctypes.sizeof(ctypes.c_void_p))
+    return ctypes.c_ssize_t.from_address(member.value + 2 * ctypes.sizeof(ctypes.c_void_p)).value
+
+
+def _address_of_bytearray(module):
+    function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P]), "dlnumba_bytearray_address")
+    b = ir.IRBuilder(function.append_basic_block())
+    as_string = declare(module, "PyByteArray_AsString", I8P, I8P)
+    from_pointer = declare(module, "PyLong_FromVoidPtr", I8P, I8P)
+    b.ret(b.call(from_pointer, [b.call(as_string, [function.args[1]])]))
+
+
+def _constructor(module, cls, fields):
+    """``new(*values)``: an instance of ``cls`` with the slots ``fields`` set to ``values``."""
+    function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P.as_pointer(), I64]),
+                           "dlnumba_new_instance")
+    _, values, count = function.args
+    b = ir.IRBuilder(function.append_basic_block("entry"))
+    make, wrong = function.append_basic_block("make"), function.append_basic_block("wrong")
+    b.cbranch(b.icmp_unsigned("==", count, I64(len(fields))), make, wrong)
+    b.position_at_end(wrong)
+    set_error = declare(module, "PyErr_SetString", ir.VoidType(), I8P, I8P)
+    message = constant_string(module, "message", f"new {cls.__name__} takes {len(fields)} "
+                              "arguments")
+    b.call(set_error, [constant(TypeError), message])
+    b.ret(ir.Constant(I8P, None))
+    b.position_at_end(make)
+    allocate = declare(module, "PyType_GenericAlloc", I8P, I8P, I64)
+    incref = declare(module, "Py_IncRef", ir.VoidType(), I8P)
+    instance = b.call(allocate, [constant(cls), I64(0)])
+    done, fill = function.append_basic_block("done"), function.append_basic_block("fill")
+    b.cbranch(b.icmp_unsigned("==", instance, ir.Constant(I8P, None)), done, fill)
+    b.position_at_end(fill)
+    for k, field in enumerate(fields):
+        value = b.load(b.gep(values, [I64(k)]))
+        b.call(incref, [value])
+        b.store(value, b.bitcast(b.gep(instance, [I64(slot_offset(cls, field))]),
+                                 I8P.as_pointer()))
+    b.branch(done)
+    b.position_at_end(done)
+    b.ret(instance)
+
+
+def constructor(cls, fields):
+    """A builtin ``new(*values)`` that makes a ``cls`` with its slots ``fields`` set to
+    ``values`` (all of them, in order): what ``cls.__new__`` and one assignment per field do,
+    in C."""
+    library, address = compile_functions("dlnumba_constructor",
+                                         lambda module: _constructor(module, cls, fields))
+    return _builtin(address("dlnumba_new_instance"), "new",
+                    _METH_FASTCALL, f"A {cls.__name__} with its fields set.", [library])
+
+
+def _make_bytearray_address():
+    library, address = compile_functions("dlnumba_bytearray_address", _address_of_bytearray)
+    return _builtin(address("dlnumba_bytearray_address"), "bytearray_address", _METH_O,
+                    "The address of a bytearray's memory.", [library])
+
+
+bytearray_address = _make_bytearray_address()

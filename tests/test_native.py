@@ -1,0 +1,41 @@
+"""The C-level builtins compiled at import (dlnumba._native)."""
+
+import ctypes
+import gc
+import sys
+
+import pytest
+
+import dlnumba as xp
+from dlnumba import _native
+
+
+def test_new_sets_every_field_and_holds_its_references():
+    row = xp.zeros(1)._dtype
+    owner = bytearray(8)
+    shape, strides = (2, 3), (3, 1)
+    before = [sys.getrefcount(v) for v in (owner, shape, strides)]
+    x = xp.ndarray._new(12345, shape, strides, row, xp.Device("cpu"), owner, True)
+    assert type(x) is xp.ndarray
+    assert (x._address, x._shape, x._strides, x._dtype, x._owner, x._readonly) == (
+        12345, shape, strides, row, owner, True)
+    assert [sys.getrefcount(v) for v in (owner, shape, strides)] == [n + 1 for n in before]
+    del x
+    gc.collect()
+    assert [sys.getrefcount(v) for v in (owner, shape, strides)] == before
+
+
+def test_new_refuses_another_number_of_arguments():
+    with pytest.raises(TypeError, match="takes 7 arguments"):
+        xp.ndarray._new(0, (), ())
+
+
+def test_slot_offsets_and_bytearray_addresses_match_ctypes():
+    x = xp.zeros(3)
+    offset = _native.slot_offset(xp.ndarray, "_shape")
+    assert ctypes.c_void_p.from_address(id(x) + offset).value == id(x._shape)
+    with pytest.raises(TypeError, match="not a slot"):
+        _native.slot_offset(xp.ndarray, "shape")
+    memory = bytearray(100)
+    assert _native.bytearray_address(memory) == ctypes.addressof(
+        ctypes.c_char.from_buffer(memory))
