@@ -110,7 +110,7 @@ def _device_of(name, args, kwargs):
     """The one device of the arrays among the arguments and of a ``device`` argument (CPU when
     there is none)."""
     found = as_device(kwargs["device"]) if kwargs.get("device") is not None else None
-    for value in (*args, *kwargs.values()):
+    for value in (*args, *kwargs.values()) if kwargs else args:
         for item in value if type(value) in (list, tuple) else (value,):
             if isinstance(item, ndarray) and item._device is not found:
                 if found is not None and item._device != found:

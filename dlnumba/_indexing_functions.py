@@ -17,7 +17,7 @@ from ._array_object import ndarray
 from ._backend import backend_of
 from ._devices import CPU
 from ._dtypes import INTEGER, int64, uint64
-from ._layout import broadcast_shapes, broadcast_strides, size_of, view_of
+from ._layout import broadcast_shapes, broadcast_strides, c_strides, size_of, view_of
 from ._mode import is_strict
 from .kernels.indexing import add_index_offsets, layout_offsets, mask_offsets
 
@@ -135,11 +135,14 @@ def _mask_offsets(x, mask):
     if k > x.ndim or any(m not in (n, 0) for m, n in zip(mask.shape, x.shape)):
         raise IndexError(f"boolean index of shape {mask.shape} does not match the array's "
                          f"leading dimensions {x.shape[:k]}")
-    flags = mask.to_device(CPU)._copy()._numpy().view(np.uint8).reshape(-1)
+    mask = mask.to_device(CPU)
+    flags = (mask if mask._strides == c_strides(mask._shape) else mask._copy())._numpy()
     lead = np.empty(flags.size, np.int64)
-    count = mask_offsets(flags, np.array(mask.shape, np.int64),
+    count = mask_offsets(flags.view(np.uint8).reshape(-1), np.array(mask.shape, np.int64),
                          np.array(x._strides[:k], np.int64), lead)
     trailing_shape = x.shape[k:]
+    if not trailing_shape:
+        return (count,), lead[:count]
     trailing = np.empty(size_of(trailing_shape), np.int64)
     layout_offsets(np.array(trailing_shape, np.int64), np.array(x._strides[k:], np.int64),
                    trailing)

@@ -40,8 +40,11 @@ def packed(x, dtype, inner=2):
     """``x`` itself when its last ``inner`` dimensions are C-contiguous in ``dtype``, else a
     C-contiguous copy cast to ``dtype``."""
     if x._dtype is dtype:
+        shape, strides = x._shape[-inner:], x._strides[-inner:]
+        if strides == c_strides(shape):
+            return x
         step = 1
-        for n, s in zip(x._shape[::-1][:inner], x._strides[::-1][:inner]):
+        for n, s in zip(shape[::-1], strides[::-1]):
             if n > 1 and s != step:
                 break
             step *= n
@@ -107,6 +110,8 @@ def matmul(x1: ndarray, x2: ndarray, /) -> ndarray:
         raise ValueError(f"matmul: shapes {x1.shape} and {x2.shape} do not match: the last "
                          "dimension of x1 must equal the second last (or only) of x2")
     result = product(a, b, dtype)
+    if a is x1 and b is x2:
+        return result
     shape = result.shape
     if x1.ndim == 1:
         shape = shape[:-2] + shape[-1:]

@@ -29,6 +29,8 @@ def _axes(name, x, axis):
     """The reduced axes as a sorted tuple of non-negative ints (all for None)."""
     if axis is None:
         return tuple(range(x.ndim))
+    if type(axis) is int and -x.ndim <= axis < x.ndim:  # the common case, kept lean
+        return (axis % x.ndim,)
     if not isinstance(axis, tuple):
         normalize_axis(axis, x.ndim, name)  # an int: checked as one (a list is refused)
     return tuple(sorted(normalize_axes(axis, x.ndim, name)))
@@ -84,15 +86,16 @@ def _requested_dtype(name, x, dtype):
 def _reduce(name, op, x, axes, acc_dtype):
     """A new array of the kept dimensions: the reduction ``op`` along ``axes`` in
     ``acc_dtype``."""
-    acc = ndarray._empty(tuple(n for d, n in enumerate(x._shape) if d not in axes), acc_dtype,
-                         x._device)
+    kept = () if len(axes) == len(x._shape) else tuple(
+        n for d, n in enumerate(x._shape) if d not in axes)
+    acc = ndarray._empty(kept, acc_dtype, x._device)
     backend_of(x._device).reduce_array(op, x._address, x._strides, x._dtype, x._shape, axes,
                                        acc._address, acc_dtype)
     return acc
 
 
 def _reduced_size(x, axes):
-    return size_of(tuple(x._shape[d] for d in axes))
+    return size_of([x._shape[d] for d in axes])
 
 
 def _divide(acc, count):

@@ -374,6 +374,9 @@ def _split(plan, parts):
     return pieces, not kept
 
 
+_IDENTITY_BLOCK = 512
+
+
 class _ReduceJob:
     """Everything about a reduction that depends only on its layout, axes and dtypes."""
 
@@ -387,7 +390,10 @@ class _ReduceJob:
         placed = tuple(0 if d in axes else next(strides) for d in range(len(shape)))
         self.plan = plan = make_plan(shape, placed, x_strides)
         self.op, self.x_tag, self.acc_tag = OP_TAGS[name], TAGS[x_dtype], TAGS[acc_dtype]
-        self.identity = np.array(identity_value(name, acc_dtype), acc_dtype.storage)
+        # The accumulator's first values; up to _IDENTITY_BLOCK of them, ready for one memmove.
+        kept = size_of(self.acc_shape)
+        self.identity = np.full(kept if kept <= _IDENTITY_BLOCK else 1,
+                                identity_value(name, acc_dtype), acc_dtype.storage)
         self.identity_address = self.identity.ctypes.data
         self.pieces = self.reduced_split = self.walk_layout = self.run = None
         if plan is not None and plan.size < VECTORIZED_SIZE:
@@ -419,11 +425,11 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
     """
     job = _reduce_job(name, shape, x_strides, x_dtype, axes, acc_dtype, parallel)
     initial = job.identity
-    if job.acc_shape:
+    if initial.size == size_of(job.acc_shape):
+        memmove(acc_address, job.identity_address, initial.nbytes)
+    else:
         copy_array(job.identity_address, (0,) * len(job.acc_shape), acc_dtype, acc_address,
                    job.acc_strides, acc_dtype, job.acc_shape)
-    else:
-        memmove(acc_address, job.identity_address, acc_dtype.itemsize)
     plan = job.plan
     if plan is None:
         return
