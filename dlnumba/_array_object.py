@@ -15,7 +15,7 @@ from ._dtypes import (FLOATING, INTEGER, NUMERIC, dtype_by_name, bfloat16, float
 from ._mode import is_strict
 from ._layout import broadcast_strides, c_strides, size_of, sliced, view_of
 from ._memory import numpy_view
-from ._native import constructor
+from ._native import buffer_address, constructor
 from .shared.scalar import FUNCTIONS
 
 if TYPE_CHECKING:
@@ -413,7 +413,7 @@ def scalar_source(value, dtype):
     """A 0-d host array holding the Python scalar ``value`` for storing into ``dtype``
     (bfloat16 values go through float32, rounded by the engine)."""
     encoded = np.array(value, dtype=np.float32 if dtype is bfloat16 else dtype.storage)
-    return ndarray._new(encoded.__array_interface__["data"][0], (), (),
+    return ndarray._new(buffer_address(encoded), (), (),
                         float32 if dtype is bfloat16 else dtype, CPU, encoded, True)
 
 

@@ -18,6 +18,7 @@ from ._dtypes import (PYTHON_TYPES, FLOATING, REAL_NUMERIC, as_dtype, bfloat16, 
                       float64, from_numpy_dtype, int64)
 from ._layout import MAX_NDIM, size_of
 from ._mode import is_strict
+from ._native import buffer_address
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -166,7 +167,7 @@ def _from_python(obj, dtype):
                         "ragged")
     if dtype is not None:  # converted from the Python values, so that out-of-range ints raise
         values = np.asarray(obj, dtype=np.float32 if dtype is bfloat16 else dtype.storage)
-    source = ndarray._new(values.__array_interface__["data"][0], values.shape,
+    source = ndarray._new(buffer_address(values), values.shape,
                           tuple(s // values.itemsize for s in values.strides),
                           from_numpy_dtype(values.dtype), CPU, values, True)
     return source._copy(dtype)

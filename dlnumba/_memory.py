@@ -4,7 +4,7 @@ import threading
 
 import numpy as np
 
-from ._native import bytearray_address
+from ._native import buffer_address
 
 ALIGNMENT = 64
 _SMALL = 1 << 20
@@ -28,7 +28,7 @@ def allocate_host(nbytes, zero=False):
     size = nbytes + ALIGNMENT - 1
     if size < _SMALL:
         buffer = bytearray(size)
-        return (bytearray_address(buffer) + ALIGNMENT - 1) & -ALIGNMENT, buffer
+        return (buffer_address(buffer) + ALIGNMENT - 1) & -ALIGNMENT, buffer
     block = PooledBlock(_size_class(size))
     if zero:
         block.buffer.fill(0)

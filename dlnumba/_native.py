@@ -1,10 +1,10 @@
 """C-level functions written in LLVM IR and compiled at import by Numba's code generator.
 
 A few calls run on every small array operation, where a Python function's own cost is most of
-the time: making an ``ndarray`` and finding the address of a new host block. Each is a C
-function here, made callable from Python as a builtin (``PyCFunction``). They are compiled per
-process (about 10 ms for all, nothing to cache, no C compiler), so the addresses of Python
-objects they use (a type, an exception) can be constants.
+the time: making an ``ndarray`` and finding the address of a new host block or NumPy scalar.
+Each is a C function here, made callable from Python as a builtin (``PyCFunction``). They are
+compiled per process (5 to 20 ms each, nothing to cache, no C compiler), so the addresses of
+Python objects they use (a type, an exception) can be constants.
 """
 
 import ctypes
@@ -81,12 +81,24 @@ def slot_offset(cls, name):
     return ctypes.c_ssize_t.from_address(member.value + 2 * ctypes.sizeof(ctypes.c_void_p)).value
 
 
-def _address_of_bytearray(module):
-    function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P]), "dlnumba_bytearray_address")
-    b = ir.IRBuilder(function.append_basic_block())
-    as_string = declare(module, "PyByteArray_AsString", I8P, I8P)
+def _buffer_address(module):
+    """``buffer_address(obj)``: the address of the first element of ``obj``'s buffer."""
+    function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P]), "dlnumba_buffer_address")
+    b = ir.IRBuilder(function.append_basic_block("entry"))
+    ok, failed = function.append_basic_block("ok"), function.append_basic_block("failed")
+    get = declare(module, "PyObject_GetBuffer", I32, I8P, I8P, I32)
+    release = declare(module, "PyBuffer_Release", ir.VoidType(), I8P)
     from_pointer = declare(module, "PyLong_FromVoidPtr", I8P, I8P)
-    b.ret(b.call(from_pointer, [b.call(as_string, [function.args[1]])]))
+    view = b.bitcast(b.alloca(ir.ArrayType(I64, 16)), I8P)  # a Py_buffer (80 bytes)
+    PyBUF_RECORDS_RO = 0x1C
+    status = b.call(get, [function.args[1], view, I32(PyBUF_RECORDS_RO)])
+    b.cbranch(b.icmp_signed("<", status, I32(0)), failed, ok)
+    b.position_at_end(failed)
+    b.ret(ir.Constant(I8P, None))
+    b.position_at_end(ok)
+    address = b.load(b.bitcast(view, I8P.as_pointer()))  # view.buf
+    b.call(release, [view])
+    b.ret(b.call(from_pointer, [address]))
 
 
 def _constructor(module, cls, fields):
@@ -130,10 +142,11 @@ def constructor(cls, fields):
                     _METH_FASTCALL, f"A {cls.__name__} with its fields set.", [library])
 
 
-def _make_bytearray_address():
-    library, address = compile_functions("dlnumba_bytearray_address", _address_of_bytearray)
-    return _builtin(address("dlnumba_bytearray_address"), "bytearray_address", _METH_O,
-                    "The address of a bytearray's memory.", [library])
+def _make_buffer_address():
+    library, address = compile_functions("dlnumba_buffer_address", _buffer_address)
+    return _builtin(address("dlnumba_buffer_address"), "buffer_address", _METH_O,
+                    "The address of the first element of an object's buffer (PEP 3118).",
+                    [library])
 
 
-bytearray_address = _make_bytearray_address()
+buffer_address = _make_buffer_address()

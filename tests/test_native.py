@@ -4,6 +4,7 @@ import ctypes
 import gc
 import sys
 
+import numpy as np
 import pytest
 
 import dlnumba as xp
@@ -30,12 +31,15 @@ def test_new_refuses_another_number_of_arguments():
         xp.ndarray._new(0, (), ())
 
 
-def test_slot_offsets_and_bytearray_addresses_match_ctypes():
+def test_slot_offsets_and_buffer_addresses_match_ctypes():
     x = xp.zeros(3)
     offset = _native.slot_offset(xp.ndarray, "_shape")
     assert ctypes.c_void_p.from_address(id(x) + offset).value == id(x._shape)
     with pytest.raises(TypeError, match="not a slot"):
         _native.slot_offset(xp.ndarray, "shape")
     memory = bytearray(100)
-    assert _native.bytearray_address(memory) == ctypes.addressof(
-        ctypes.c_char.from_buffer(memory))
+    assert _native.buffer_address(memory) == ctypes.addressof(ctypes.c_char.from_buffer(memory))
+    values = np.arange(10.0)[::-3]
+    assert _native.buffer_address(values) == values.__array_interface__["data"][0]
+    with pytest.raises(TypeError):
+        _native.buffer_address(3)

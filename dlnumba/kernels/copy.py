@@ -12,7 +12,7 @@ from ..shared.plan import make_plan
 from ..shared.tags import COMPUTED, TAGS, UNITS
 from .threads import PARALLEL_BYTES, THREADS, VECTORIZED_SIZE, run_in_parallel
 from .transfer import transfer, transfer_run
-from .walk import byte_layout, walk
+from .walk import byte_layout, walk_entry
 
 
 class _Job:
@@ -87,7 +87,7 @@ def copy_array(src_address, src_strides, src_dtype, dst_address, dst_strides, ds
     if job.walk_layout is not None:
         if job.run is None:
             job.run = transfer_run(job.src_tag.dtype, job.dst_tag.dtype)
-        walk(job.run, job.walk_layout, src_address, dst_address, 0)
+        walk_entry()(job.run, job.walk_layout, src_address, dst_address, 0)
         return
     src_strides, dst_strides = plan.strides
     if not job.parallel:

@@ -30,7 +30,7 @@ from ..shared.tags import TAGS, storage
 from .copy import copy_array
 from .threads import PARALLEL_BYTES, THREADS, VECTORIZED_SIZE, run_in_parallel
 from .transfer import _typed_pointer
-from .walk import advance, byte_layout, compile_run, odometer, walk
+from .walk import advance, byte_layout, compile_run, odometer, walk_entry
 
 _BLOCK = 128
 _INT64_TAG = np.empty(0, np.int64)
@@ -439,7 +439,7 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
     if job.walk_layout is not None:
         if job.run is None:
             job.run = reduce_run(job.op.dtype, job.x_tag.dtype, job.acc_tag.dtype)
-        walk(job.run, job.walk_layout, acc_start, x_address, 0)
+        walk_entry()(job.run, job.walk_layout, acc_start, x_address, 0)
         return
     if job.pieces is None:
         reduce(job.op, plan.shape, x_address, x_strides, job.x_tag, acc_start, acc_strides,
@@ -488,7 +488,7 @@ def arg_reduce_array(name, x_address, x_strides, x_dtype, shape, axis, out_addre
     out_address += plan.offsets[0] * 8
     if plan.size * n < VECTORIZED_SIZE:
         run, layout = _arg_walk(name, x_dtype, plan, stride)
-        walk(run, layout, out_address, x_address, n)
+        walk_entry()(run, layout, out_address, x_address, n)
         return
     op, x_tag = OP_TAGS[name], TAGS[x_dtype]
     compute_tag = TAGS[_dtypes.computation_dtype(x_dtype)]

@@ -60,6 +60,17 @@ def walk(run, layout, a0, a1, a2):
         a0, a1, a2 = advance(index, shape, last - 1, (a0, a1, a2), s0, s1, s2)
 
 
+@functools.cache
+def walk_entry():
+    """:func:`walk` compiled (or loaded from the cache): call it with the same arguments,
+    without Numba's dispatch, which types each argument on every call (its types never
+    change: a run's address, an int64 layout, three addresses)."""
+    signature = (types.intp, types.Array(types.int64, 2, "C"), types.intp, types.intp,
+                 types.intp)
+    walk.compile(signature)
+    return walk.overloads[signature].entry_point
+
+
 def advance(index, shape, top, offsets, s0, s1=None, s2=None, s3=None):
     """Step the odometer ``index`` over dimensions ``top``, ``top - 1``, ..., 0 of ``shape``
     (the last changing fastest) and move the offsets of up to four operands with it:
