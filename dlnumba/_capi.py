@@ -22,6 +22,8 @@ from numba import cfunc, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from ._native import c_builtin
+
 LEGACY_HEADER = struct.Struct("<QiiiBBHQQQQQ")  # DLManagedTensor, 64 bytes
 VERSIONED_HEADER = struct.Struct("<IIQQQQiiiBBHQQQ")  # DLManagedTensorVersioned, 80 bytes
 
@@ -401,12 +403,12 @@ def _import_tensor(capsule, none, report, ndim_limit, cuda_devices, dtype_table,
     return none
 
 
-_py, _ptr, _ssize, _int = ctypes.py_object, ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int
+_py, _ptr = ctypes.py_object, ctypes.c_void_p
 
-_BUILDERS = {
-    "make_capsule": (_make_capsule, _py, _py, ctypes.c_char_p, _ssize, _ssize, _int, _ptr),
-    "import_tensor": (_import_tensor, _py, _py, _py, _ptr, _ssize, _ssize, ctypes.c_char_p, _ptr,
-                      _ptr),
+_BUILDERS = {  # the compiled function, then how each argument is passed (see c_builtin)
+    "make_capsule": (_make_capsule, "object", "bytes", "ssize", "ssize", "int", "pointer"),
+    "import_tensor": (_import_tensor, "object", "object", "pointer", "ssize", "ssize", "bytes",
+                      "pointer", "pointer"),
 }
 _ADDRESSES = {
     "DELETE_LEGACY": delete_legacy_export, "DELETE_VERSIONED": delete_versioned_export,
@@ -437,8 +439,8 @@ def __getattr__(name):
     of the dtype of that DLPack code and width, or -1.
     """
     if name in _BUILDERS:
-        compiled, restype, *argtypes = _BUILDERS[name]
-        value = ctypes.PYFUNCTYPE(restype, *argtypes)(compiled.address)
+        compiled, *kinds = _BUILDERS[name]
+        value = c_builtin(compiled.address, name, kinds, compiled.__doc__ or name)
     elif name in _ADDRESSES:
         value = _ADDRESSES[name].address
     else:

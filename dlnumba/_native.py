@@ -142,6 +142,54 @@ def constructor(cls, fields):
                     _METH_FASTCALL, f"A {cls.__name__} with its fields set.", [library])
 
 
+_CONVERSIONS = {  # kind: (C type, the C API function that converts a Python argument)
+    "object": (I8P, None),
+    "bytes": (I8P, ("PyBytes_AsString", I8P)),
+    "pointer": (I8P, ("PyLong_AsVoidPtr", I8P)),
+    "ssize": (I64, ("PyLong_AsSsize_t", I64)),
+    "int": (I32, ("PyLong_AsSsize_t", I64)),
+}
+
+
+def c_builtin(address, name, kinds, doc):
+    """A builtin that calls the C function at ``address`` (which returns a new reference, or
+    NULL with an exception set) with its arguments converted by ``kinds``: ``"object"`` (the
+    object itself), ``"bytes"`` (its ``char *``), ``"pointer"`` (an int as ``void *``),
+    ``"ssize"`` and ``"int"`` (an int as ``Py_ssize_t`` or ``int``). A ctypes call does the
+    same in about a microsecond more."""
+    def build(module):
+        function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P.as_pointer(), I64]),
+                               "dlnumba_c_builtin")
+        _, values, count = function.args
+        b = ir.IRBuilder(function.append_basic_block("entry"))
+        convert, call = function.append_basic_block("convert"), function.append_basic_block("call")
+        wrong, fail = function.append_basic_block("wrong"), function.append_basic_block("fail")
+        b.cbranch(b.icmp_unsigned("==", count, I64(len(kinds))), convert, wrong)
+        b.position_at_end(wrong)
+        message = constant_string(module, "message", f"{name} takes {len(kinds)} arguments")
+        b.call(declare(module, "PyErr_SetString", ir.VoidType(), I8P, I8P),
+               [constant(TypeError), message])
+        b.branch(fail)
+        b.position_at_end(convert)
+        arguments = []
+        for k, kind in enumerate(kinds):
+            value = b.load(b.gep(values, [I64(k)]))
+            conversion = _CONVERSIONS[kind][1]
+            if conversion is not None:
+                value = b.call(declare(module, conversion[0], conversion[1], I8P), [value])
+            arguments.append(b.trunc(value, I32) if kind == "int" else value)
+        occurred = b.call(declare(module, "PyErr_Occurred", I8P), [])
+        b.cbranch(b.icmp_unsigned("==", occurred, ir.Constant(I8P, None)), call, fail)
+        b.position_at_end(call)
+        target = ir.FunctionType(I8P, [_CONVERSIONS[kind][0] for kind in kinds])
+        b.ret(b.call(b.inttoptr(I64(address), target.as_pointer()), arguments))
+        b.position_at_end(fail)
+        b.ret(ir.Constant(I8P, None))
+
+    library, pointer = compile_functions(f"dlnumba_{name}", build)
+    return _builtin(pointer("dlnumba_c_builtin"), name, _METH_FASTCALL, doc, [library])
+
+
 def _make_buffer_address():
     library, address = compile_functions("dlnumba_buffer_address", _buffer_address)
     return _builtin(address("dlnumba_buffer_address"), "buffer_address", _METH_O,

@@ -43,3 +43,17 @@ def test_slot_offsets_and_buffer_addresses_match_ctypes():
     assert _native.buffer_address(values) == values.__array_interface__["data"][0]
     with pytest.raises(TypeError):
         _native.buffer_address(3)
+
+
+def test_c_builtins_check_their_arguments_before_the_call():
+    from dlnumba import _capi
+
+    x = xp.zeros(2)
+    references = sys.getrefcount(x)
+    with pytest.raises(TypeError, match="takes 6 arguments"):
+        _capi.make_capsule(x)
+    with pytest.raises(TypeError):
+        _capi.make_capsule(x, None, 64, 1, 0, _capi.DESTROY_LEGACY)  # None is not bytes
+    with pytest.raises(TypeError):
+        _capi.make_capsule(x, b"", "64", 1, 0, _capi.DESTROY_LEGACY)  # a str is not an int
+    assert sys.getrefcount(x) == references
