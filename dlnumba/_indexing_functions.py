@@ -53,6 +53,10 @@ def array_index_offsets(x, key):
         slices, ``...`` or None (but for the case above), fewer indices than dimensions, or an
         index out of bounds.
     """
+    if type(key) is ndarray and x.ndim == 1 and key._dtype.kind in INTEGER:
+        offsets = np.zeros(key.size, np.int64)  # the common case, kept lean
+        _add_offsets(offsets, key, key._shape, x._shape[0], x._strides[0], 0)
+        return key._shape, offsets
     parts = key if isinstance(key, tuple) else (key,)
     masks = [k for k in parts if isinstance(k, ndarray) and k._dtype.kind == "bool"]
     if masks:

@@ -18,6 +18,7 @@ from ._array_object import ndarray
 from ._dtypes import DTYPES, NUMERIC, common_dtype, computation_dtype
 from ._layout import broadcast_shapes, broadcast_strides, c_strides, reshaped_strides, size_of
 from .kernels import linalg as kernels
+from .kernels.walk import entry_point
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -29,6 +30,10 @@ TAGS = {d: np.empty(0, d.storage) for d in DTYPES if computation_dtype(d) is d}
 
 def check_pair(name, x1, x2, min_ndim=0):
     """Check two numeric operands; returns their promoted dtype."""
+    if (type(x1) is ndarray and type(x2) is ndarray and x1._dtype is x2._dtype
+            and x1._device is x2._device and x1._dtype.kind in NUMERIC
+            and len(x1._shape) >= min_ndim and len(x2._shape) >= min_ndim):
+        return x1._dtype  # the common case, kept lean
     check_array(name, x1, NUMERIC, "numeric", min_ndim)
     check_array(name, x2, NUMERIC, "numeric", min_ndim)
     if x1.device != x2.device:
@@ -64,6 +69,7 @@ def offsets(shape, strides, batch):
 
 
 _FIRST = offsets((), (), ())  # the one matrix of an unbatched operand
+_MATMUL_RUNS = {}  # compute dtype: the compiled matmul kernel (its argument types are fixed)
 
 
 def stack_offsets(x, batch):
@@ -130,14 +136,20 @@ def product(a, b, dtype):
     out = ndarray._empty(batch + (m, n), compute, zero=k == 0)
     if m and n and k:
         a, b = packed(a, compute), packed(b, compute)
-        if (size_of(b._shape[:-2]) == 1 and a._shape[:-2] == batch
+        if not batch:
+            first = second = _FIRST
+        elif (size_of(b._shape[:-2]) == 1 and a._shape[:-2] == batch
                 and a._strides == c_strides(a._shape)):
             # One matrix on the right: the stack on the left is one tall matrix.
             m, first, second = m * size_of(batch), _FIRST, _FIRST
         else:
             first, second = stack_offsets(a, batch), stack_offsets(b, batch)
-        kernels.matmul(a._address, first, b._address, second, out._address, m, k, n,
-                       TAGS[compute])
+        arguments = (a._address, first, b._address, second, out._address, m, k, n,
+                     TAGS[compute])
+        run = _MATMUL_RUNS.get(compute)
+        if run is None:
+            run = _MATMUL_RUNS[compute] = entry_point(kernels.matmul, *arguments)
+        run(*arguments)
     return rounded(out, dtype)
 
 

@@ -60,15 +60,21 @@ def walk(run, layout, a0, a1, a2):
         a0, a1, a2 = advance(index, shape, last - 1, (a0, a1, a2), s0, s1, s2)
 
 
+def entry_point(dispatcher, *arguments):
+    """The compiled function that ``dispatcher(*arguments)`` runs, compiled (or loaded from
+    the cache) now. Called with arguments of the same Numba types, it skips Numba's dispatch,
+    which types every argument on every call."""
+    signature = tuple(dispatcher.typeof_pyval(a) for a in arguments)
+    if signature not in dispatcher.overloads:
+        dispatcher.compile(signature)
+    return dispatcher.overloads[signature].entry_point
+
+
 @functools.cache
 def walk_entry():
-    """:func:`walk` compiled (or loaded from the cache): call it with the same arguments,
-    without Numba's dispatch, which types each argument on every call (its types never
-    change: a run's address, an int64 layout, three addresses)."""
-    signature = (types.intp, types.Array(types.int64, 2, "C"), types.intp, types.intp,
-                 types.intp)
-    walk.compile(signature)
-    return walk.overloads[signature].entry_point
+    """:func:`walk`'s :func:`entry_point`: its argument types never change (a run's address,
+    an int64 layout, three addresses)."""
+    return entry_point(walk, 0, np.zeros((2, 2), np.int64), 0, 0, 0)
 
 
 def advance(index, shape, top, offsets, s0, s1=None, s2=None, s3=None):
