@@ -20,6 +20,7 @@ from ._dtypes import INTEGER, int64, uint64
 from ._layout import broadcast_shapes, broadcast_strides, c_strides, size_of, view_of
 from ._mode import is_strict
 from .kernels.indexing import add_index_offsets, layout_offsets, mask_offsets
+from .kernels.walk import Direct
 
 
 def is_array_index(key):
@@ -127,10 +128,15 @@ def _add_offsets(offsets, index, shape, size, stride, axis):
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
         values = np.full(offsets.size, index, np.int64)
-    bad = add_index_offsets(offsets, values.reshape(-1), size, stride)
+    values = values.ravel()  # C-contiguous, as _ADD_INDEX_OFFSETS was compiled for
+    bad = _ADD_INDEX_OFFSETS(None, offsets, values, size, stride)
     if bad >= 0:
-        raise IndexError(f"index {int(values.reshape(-1)[bad])} is out of bounds for axis "
-                         f"{axis} with size {size}")
+        raise IndexError(f"index {int(values[bad])} is out of bounds for axis {axis} with size "
+                         f"{size}")
+
+
+# Called without dispatch: always 1-D, C-contiguous int64 offsets and indices, two ints.
+_ADD_INDEX_OFFSETS = Direct(add_index_offsets)
 
 
 def _mask_offsets(x, mask):

@@ -18,7 +18,7 @@ from ._array_object import ndarray
 from ._dtypes import DTYPES, NUMERIC, common_dtype, computation_dtype
 from ._layout import broadcast_shapes, broadcast_strides, c_strides, reshaped_strides, size_of
 from .kernels import linalg as kernels
-from .kernels.walk import entry_point
+from .kernels.walk import Direct
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -69,7 +69,7 @@ def offsets(shape, strides, batch):
 
 
 _FIRST = offsets((), (), ())  # the one matrix of an unbatched operand
-_MATMUL_RUNS = {}  # compute dtype: the compiled matmul kernel (its argument types are fixed)
+_MATMUL = Direct(kernels.matmul)  # by compute dtype, which fixes the argument types
 
 
 def stack_offsets(x, batch):
@@ -144,12 +144,8 @@ def product(a, b, dtype):
             m, first, second = m * size_of(batch), _FIRST, _FIRST
         else:
             first, second = stack_offsets(a, batch), stack_offsets(b, batch)
-        arguments = (a._address, first, b._address, second, out._address, m, k, n,
-                     TAGS[compute])
-        run = _MATMUL_RUNS.get(compute)
-        if run is None:
-            run = _MATMUL_RUNS[compute] = entry_point(kernels.matmul, *arguments)
-        run(*arguments)
+        _MATMUL(compute, a._address, first, b._address, second, out._address, m, k, n,
+                TAGS[compute])
     return rounded(out, dtype)
 
 

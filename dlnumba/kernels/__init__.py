@@ -17,6 +17,7 @@ from .copy import copy_array
 from .elementwise import apply_elementwise, elementwise_job
 from .reduction import arg_reduce_array, reduce_array, scan_array
 from .sorting import key_layout
+from .walk import Direct
 
 _INT64 = np.dtype(np.int64)
 
@@ -34,13 +35,18 @@ def hand_over(stream):
 
 
 def gather(src_address, offsets, dst_address, itemsize):
-    """``dst[i] = src[offsets[i]]`` for items of ``itemsize`` bytes."""
-    indexing.gather(src_address, offsets, dst_address, UNITS[itemsize])
+    """``dst[i] = src[offsets[i]]`` for items of ``itemsize`` bytes (``offsets``: 1-D int64,
+    C-contiguous)."""
+    _GATHER(itemsize, src_address, offsets, dst_address, UNITS[itemsize])
 
 
 def scatter(src_address, offsets, dst_address, itemsize):
-    """``dst[offsets[i]] = src[i]`` for items of ``itemsize`` bytes."""
-    indexing.scatter(src_address, offsets, dst_address, UNITS[itemsize])
+    """``dst[offsets[i]] = src[i]`` for items of ``itemsize`` bytes (``offsets``: 1-D int64,
+    C-contiguous)."""
+    _SCATTER(itemsize, src_address, offsets, dst_address, UNITS[itemsize])
+
+
+_GATHER, _SCATTER = Direct(indexing.gather), Direct(indexing.scatter)  # by item size
 
 
 def where(plan, condition_address, x1_address, x2_address, out_address, itemsize):

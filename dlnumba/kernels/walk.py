@@ -70,6 +70,22 @@ def entry_point(dispatcher, *arguments):
     return dispatcher.overloads[signature].entry_point
 
 
+class Direct:
+    """``dispatcher`` called without Numba's dispatch: ``direct(key, *arguments)`` runs the
+    compiled function found (by :func:`entry_point`) on the first call with ``key``. The key
+    must fix the Numba type of every argument: a compiled function unboxes what it is given as
+    the types it was compiled for."""
+
+    def __init__(self, dispatcher):
+        self.dispatcher, self.runs = dispatcher, {}
+
+    def __call__(self, key, *arguments):
+        run = self.runs.get(key)
+        if run is None:
+            run = self.runs[key] = entry_point(self.dispatcher, *arguments)
+        return run(*arguments)
+
+
 @functools.cache
 def walk_entry():
     """:func:`walk`'s :func:`entry_point`: its argument types never change (a run's address,
