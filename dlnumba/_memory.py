@@ -4,7 +4,7 @@ import threading
 
 import numpy as np
 
-from ._native import buffer_address
+from ._native import host_allocator
 
 ALIGNMENT = 64
 _SMALL = 1 << 20
@@ -14,25 +14,22 @@ _SMALL = 1 << 20
 POOL_LIMIT = 256 << 20
 
 
-def allocate_host(nbytes, zero=False):
-    """Allocate ``nbytes`` of host memory aligned to 64 bytes.
-
-    Returns
-    -------
-    address : int
-        The aligned address.
-    owner : object
-        The object that keeps the memory alive: below 1 MiB a zero-filled bytearray, else a
-        :class:`PooledBlock` (its memory goes back to the pool when it dies).
-    """
+def _allocate_large(nbytes, zero=False):
     size = nbytes + ALIGNMENT - 1
-    if size < _SMALL:
-        buffer = bytearray(size)
-        return (buffer_address(buffer) + ALIGNMENT - 1) & -ALIGNMENT, buffer
     block = PooledBlock(_size_class(size))
     if zero:
         block.buffer.fill(0)
     return (block.address + ALIGNMENT - 1) & -ALIGNMENT, block
+
+
+allocate_host = host_allocator(_allocate_large, _SMALL, ALIGNMENT, """\
+allocate_host(nbytes, zero=False)
+--
+
+Allocate ``nbytes`` of host memory aligned to 64 bytes, uninitialised unless ``zero``.
+
+Returns ``(address, owner)``: the aligned address, and the object that keeps the memory alive:
+below 1 MiB a bytearray, else a PooledBlock (its memory goes back to the pool when it dies).""")
 
 
 def _size_class(size):

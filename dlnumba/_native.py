@@ -190,6 +190,67 @@ def c_builtin(address, name, kinds, doc):
     return _builtin(pointer("dlnumba_c_builtin"), name, _METH_FASTCALL, doc, [library])
 
 
+def _host_allocator(module, large, small, alignment):
+    function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P.as_pointer(), I64]),
+                           "dlnumba_allocate_host")
+    _, values, count = function.args
+    null = ir.Constant(I8P, None)
+    b = ir.IRBuilder(function.append_basic_block("entry"))
+    size_block, fail = function.append_basic_block("size"), function.append_basic_block("fail")
+    small_block = function.append_basic_block("small")
+    large_block = function.append_basic_block("large")
+    b.cbranch(b.or_(b.icmp_unsigned("==", count, I64(1)), b.icmp_unsigned("==", count, I64(2))),
+              size_block, large_block)  # a wrong count: the Python function says so
+    b.position_at_end(size_block)
+    nbytes = b.call(declare(module, "PyLong_AsSsize_t", I64, I8P), [b.load(values)])
+    occurred = b.call(declare(module, "PyErr_Occurred", I8P), [])
+    size = b.add(nbytes, I64(alignment - 1))
+    is_small = b.and_(b.icmp_signed(">=", nbytes, I64(0)), b.icmp_signed("<", size, I64(small)))
+    checked = function.append_basic_block("checked")
+    b.cbranch(b.icmp_unsigned("!=", occurred, null), fail, checked)
+    b.position_at_end(checked)
+    b.cbranch(is_small, small_block, large_block)
+
+    b.position_at_end(small_block)
+    buffer = b.call(declare(module, "PyByteArray_FromStringAndSize", I8P, I8P, I64), [null, size])
+    made = function.append_basic_block("made")
+    b.cbranch(b.icmp_unsigned("==", buffer, null), fail, made)
+    b.position_at_end(made)
+    data = b.call(declare(module, "PyByteArray_AsString", I8P, I8P), [buffer])
+    zero = b.icmp_unsigned("==", count, I64(2))
+    with b.if_then(zero):
+        zero = b.icmp_unsigned("==", b.call(declare(module, "PyObject_IsTrue", I32, I8P),
+                                            [b.load(b.gep(values, [I64(1)]))]), I32(1))
+        with b.if_then(zero):
+            b.call(declare(module, "memset", I8P, I8P, I32, I64), [data, I32(0), size])
+    aligned = b.and_(b.add(b.ptrtoint(data, I64), I64(alignment - 1)), I64(-alignment))
+    address = b.call(declare(module, "PyLong_FromSsize_t", I8P, I64), [aligned])
+    pack = declare(module, "PyTuple_Pack", I8P, I64, I8P, I8P)
+    result = b.call(pack, [I64(2), address, buffer])  # NULL (an error) when address is NULL
+    decref = declare(module, "Py_DecRef", ir.VoidType(), I8P)
+    with b.if_then(b.icmp_unsigned("!=", address, null)):
+        b.call(decref, [address])
+    b.call(decref, [buffer])
+    b.ret(result)
+
+    b.position_at_end(large_block)
+    call = declare(module, "PyObject_Vectorcall", I8P, I8P, I8P.as_pointer(), I64, I8P)
+    b.ret(b.call(call, [constant(large), values, count, null]))
+    b.position_at_end(fail)
+    b.ret(null)
+
+
+def host_allocator(large, small, alignment, doc):
+    """A builtin ``allocate(nbytes, zero=False)`` that returns ``(address, owner)``: for sizes
+    below ``small`` (alignment included) a bytearray, zero-filled only if ``zero``, and its
+    address rounded up to ``alignment``; else what ``large(nbytes, zero)`` returns (which also
+    says what is wrong with the arguments)."""
+    library, address = compile_functions(
+        "dlnumba_allocate_host", lambda module: _host_allocator(module, large, small, alignment))
+    return _builtin(address("dlnumba_allocate_host"), "allocate_host", _METH_FASTCALL, doc,
+                    [library, large])
+
+
 def _make_buffer_address():
     library, address = compile_functions("dlnumba_buffer_address", _buffer_address)
     return _builtin(address("dlnumba_buffer_address"), "buffer_address", _METH_O,

@@ -1,5 +1,6 @@
 """Host memory: alignment, and the pool that reuses freed large blocks."""
 
+import ctypes
 import gc
 import threading
 
@@ -16,6 +17,24 @@ LARGE = 4 << 20  # elements of float64: 32 MiB, a pooled block
 def test_allocations_are_aligned_to_64_bytes(nbytes):
     address, owner = _memory.allocate_host(nbytes)
     assert address % 64 == 0
+
+
+@pytest.mark.parametrize("nbytes", [8, 800, 100_000])
+def test_small_allocations_are_zero_when_asked_even_over_reused_memory(nbytes):
+    for _ in range(20):
+        address, owner = _memory.allocate_host(nbytes)
+        ctypes.memset(address, 0xFF, nbytes)
+        del owner
+        address, owner = _memory.allocate_host(nbytes, True)
+        assert ctypes.string_at(address, nbytes) == bytes(nbytes)
+        assert not np.any(np.from_dlpack(xp.zeros(nbytes // 8)))
+
+
+def test_allocate_host_names_a_bad_size():
+    with pytest.raises(TypeError):
+        _memory.allocate_host("64")
+    with pytest.raises(TypeError):
+        _memory.allocate_host()
 
 
 def test_a_freed_large_block_serves_the_next_allocation_of_its_size():
