@@ -91,14 +91,13 @@ def describe(array):
 
 def _getbuffer(module):
     """``int getbuffer(PyObject *self, Py_buffer *view, int flags)`` over the descriptor."""
-    i8p, i32, i64 = I8P, I32, I64
-    i64p = i64.as_pointer()
+    i64p = I64.as_pointer()
 
-    call = declare(module, "PyObject_CallOneArg", i8p, i8p, i8p)
-    as_string = declare(module, "PyBytes_AsString", i8p, i8p)
-    set_error = declare(module, "PyErr_SetString", ir.VoidType(), i8p, i8p)
-    incref = declare(module, "Py_IncRef", ir.VoidType(), i8p)
-    decref = declare(module, "Py_DecRef", ir.VoidType(), i8p)
+    call = declare(module, "PyObject_CallOneArg", I8P, I8P, I8P)
+    as_string = declare(module, "PyBytes_AsString", I8P, I8P)
+    set_error = declare(module, "PyErr_SetString", ir.VoidType(), I8P, I8P)
+    incref = declare(module, "Py_IncRef", ir.VoidType(), I8P)
+    decref = declare(module, "Py_DecRef", ir.VoidType(), I8P)
     buffer_error = constant(BufferError)
     describe_function = constant(describe)
     readonly_message = constant_string(
@@ -107,7 +106,7 @@ def _getbuffer(module):
         module, "dlnumba_layout", "this dlnumba array is not contiguous in the order the buffer "
         "request needs; copy it first")
 
-    function = ir.Function(module, ir.FunctionType(i32, [i8p, i8p, i32]), "dlnumba_getbuffer")
+    function = ir.Function(module, ir.FunctionType(I32, [I8P, I8P, I32]), "dlnumba_getbuffer")
     this, view, flags = function.args
     entry = function.append_basic_block("entry")
     describe_block = function.append_basic_block("describe")
@@ -117,62 +116,62 @@ def _getbuffer(module):
     refuse = function.append_basic_block("refuse")
     b = ir.IRBuilder(entry)
     view_words = b.bitcast(view, i64p)
-    field = b.bitcast(b.gep(this, [i64(DESCRIPTOR_OFFSET)]), i8p.as_pointer())
+    field = b.bitcast(b.gep(this, [I64(DESCRIPTOR_OFFSET)]), I8P.as_pointer())
     stored = b.load(field)
-    b.cbranch(b.icmp_unsigned("==", stored, ir.Constant(i8p, None)), describe_block, described)
+    b.cbranch(b.icmp_unsigned("==", stored, ir.Constant(I8P, None)), describe_block, described)
 
     b.position_at_end(describe_block)  # the first request: describe() fills the field
     made = b.call(call, [describe_function, this])
-    made_ok = b.icmp_unsigned("!=", made, ir.Constant(i8p, None))
+    made_ok = b.icmp_unsigned("!=", made, ir.Constant(I8P, None))
     with b.if_then(made_ok):
         b.call(decref, [made])  # the field keeps its own reference
     described_late = b.block
     b.cbranch(made_ok, described, fail)
 
     b.position_at_end(described)
-    descriptor = b.phi(i8p)
+    descriptor = b.phi(I8P)
     descriptor.add_incoming(stored, entry)
     descriptor.add_incoming(made, described_late)
     words = b.bitcast(b.call(as_string, [descriptor]), i64p)
-    word = lambda k: b.load(b.gep(words, [i64(k)]))
-    address = lambda k: b.ptrtoint(b.gep(words, [k if isinstance(k, ir.Value) else i64(k)]), i64)
+    word = lambda k: b.load(b.gep(words, [I64(k)]))
+    address = lambda k: b.ptrtoint(b.gep(words, [k if isinstance(k, ir.Value) else I64(k)]), I64)
     ndim, readonly, layout = word(0), word(1), word(2)
-    flags64 = b.zext(flags, i64)
-    asked = lambda bits: b.icmp_unsigned("==", b.and_(flags64, i64(bits)), i64(bits))
-    required = ir.Constant(i64, 0)
+    flags64 = b.zext(flags, I64)
+    asked = lambda bits: b.icmp_unsigned("==", b.and_(flags64, I64(bits)), I64(bits))
+    required = ir.Constant(I64, 0)
     for bits, needed in reversed(_CONTIGUITY_REQUESTS):
-        required = b.select(asked(bits), i64(needed), required)
-    required = b.select(asked(_PyBUF_STRIDES), required, i64(C_CONTIGUOUS))
-    layout_ok = b.or_(b.icmp_unsigned("==", required, i64(0)),
-                      b.icmp_unsigned("!=", b.and_(layout, required), i64(0)))
-    writable_ok = b.or_(b.icmp_unsigned("==", readonly, i64(0)),
-                        b.icmp_unsigned("==", b.and_(flags64, i64(_PyBUF_WRITABLE)), i64(0)))
+        required = b.select(asked(bits), I64(needed), required)
+    required = b.select(asked(_PyBUF_STRIDES), required, I64(C_CONTIGUOUS))
+    layout_ok = b.or_(b.icmp_unsigned("==", required, I64(0)),
+                      b.icmp_unsigned("!=", b.and_(layout, required), I64(0)))
+    writable_ok = b.or_(b.icmp_unsigned("==", readonly, I64(0)),
+                        b.icmp_unsigned("==", b.and_(flags64, I64(_PyBUF_WRITABLE)), I64(0)))
     message = b.select(writable_ok, layout_message, readonly_message)
     b.cbranch(b.and_(layout_ok, writable_ok), fill, refuse)
 
     b.position_at_end(fill)
-    null = ir.Constant(i64, 0)
+    null = ir.Constant(I64, 0)
     b.call(incref, [this])
-    values = [word(6), b.ptrtoint(this, i64), b.mul(word(4), word(5)), word(5), None,
+    values = [word(6), b.ptrtoint(this, I64), b.mul(word(4), word(5)), word(5), None,
               b.select(asked(_PyBUF_FORMAT), address(3), null),
               b.select(asked(_PyBUF_ND), address(7), null),
-              b.select(asked(_PyBUF_STRIDES), address(b.add(ndim, i64(7))), null), null, null]
+              b.select(asked(_PyBUF_STRIDES), address(b.add(ndim, I64(7))), null), null, null]
     for k, value in enumerate(values):
         if value is not None:
-            b.store(value, b.gep(view_words, [i64(k)]))
-    view_ints = b.bitcast(view, i32.as_pointer())
-    b.store(b.trunc(readonly, i32), b.gep(view_ints, [i64(8)]))
+            b.store(value, b.gep(view_words, [I64(k)]))
+    view_ints = b.bitcast(view, I32.as_pointer())
+    b.store(b.trunc(readonly, I32), b.gep(view_ints, [I64(8)]))
     shown_ndim = b.select(asked(_PyBUF_ND), ndim, null)  # 0 without a shape, as in NumPy
-    b.store(b.trunc(shown_ndim, i32), b.gep(view_ints, [i64(9)]))
-    b.ret(i32(0))
+    b.store(b.trunc(shown_ndim, I32), b.gep(view_ints, [I64(9)]))
+    b.ret(I32(0))
 
     b.position_at_end(refuse)
     b.call(set_error, [buffer_error, message])
     b.branch(fail)
 
     b.position_at_end(fail)
-    b.store(null, b.gep(view_words, [i64(1)]))  # view->obj = NULL, as the protocol asks
-    b.ret(i32(-1))
+    b.store(null, b.gep(view_words, [I64(1)]))  # view->obj = NULL, as the protocol asks
+    b.ret(I32(-1))
 
 
 class _Slot(ctypes.Structure):
