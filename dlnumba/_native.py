@@ -190,6 +190,36 @@ def c_builtin(address, name, kinds, doc):
     return _builtin(pointer("dlnumba_c_builtin"), name, _METH_FASTCALL, doc, [library])
 
 
+def _copy_memory(module):
+    """``copy_memory(destination, source, nbytes)``: ``memmove`` between two addresses."""
+    function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P.as_pointer(), I64]),
+                           "dlnumba_copy_memory")
+    _, values, count = function.args
+    null = ir.Constant(I8P, None)
+    b = ir.IRBuilder(function.append_basic_block("entry"))
+    convert, move = function.append_basic_block("convert"), function.append_basic_block("move")
+    wrong, fail = function.append_basic_block("wrong"), function.append_basic_block("fail")
+    b.cbranch(b.icmp_unsigned("==", count, I64(3)), convert, wrong)
+    b.position_at_end(wrong)
+    b.call(declare(module, "PyErr_SetString", ir.VoidType(), I8P, I8P),
+           [constant(TypeError), constant_string(module, "copy_message",
+                                                 "copy_memory takes 3 arguments")])
+    b.branch(fail)
+    b.position_at_end(convert)
+    as_pointer = declare(module, "PyLong_AsVoidPtr", I8P, I8P)
+    destination, source = (b.call(as_pointer, [b.load(b.gep(values, [I64(k)]))]) for k in (0, 1))
+    nbytes = b.call(declare(module, "PyLong_AsSsize_t", I64, I8P),
+                    [b.load(b.gep(values, [I64(2)]))])
+    occurred = b.call(declare(module, "PyErr_Occurred", I8P), [])
+    b.cbranch(b.icmp_unsigned("==", occurred, null), move, fail)
+    b.position_at_end(move)
+    b.call(declare(module, "memmove", I8P, I8P, I8P, I64), [destination, source, nbytes])
+    b.call(declare(module, "Py_IncRef", ir.VoidType(), I8P), [constant(None)])
+    b.ret(constant(None))
+    b.position_at_end(fail)
+    b.ret(null)
+
+
 def _host_allocator(module, large, small, alignment):
     function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P.as_pointer(), I64]),
                            "dlnumba_allocate_host")
@@ -251,11 +281,18 @@ def host_allocator(large, small, alignment, doc):
                     [library, large])
 
 
-def _make_buffer_address():
-    library, address = compile_functions("dlnumba_buffer_address", _buffer_address)
-    return _builtin(address("dlnumba_buffer_address"), "buffer_address", _METH_O,
-                    "The address of the first element of an object's buffer (PEP 3118).",
-                    [library])
+def _make_core_builtins():
+    def build(module):
+        _buffer_address(module)
+        _copy_memory(module)
+
+    library, address = compile_functions("dlnumba_core_builtins", build)
+    return (_builtin(address("dlnumba_buffer_address"), "buffer_address", _METH_O,
+                     "The address of the first element of an object's buffer (PEP 3118).",
+                     [library]),
+            _builtin(address("dlnumba_copy_memory"), "copy_memory", _METH_FASTCALL,
+                     "copy_memory(destination, source, nbytes): memmove between addresses "
+                     "(ctypes.memmove takes 0.5 us more).", []))
 
 
-buffer_address = _make_buffer_address()
+buffer_address, copy_memory = _make_core_builtins()

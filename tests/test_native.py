@@ -57,3 +57,13 @@ def test_c_builtins_check_their_arguments_before_the_call():
     with pytest.raises(TypeError):
         _capi.make_capsule(x, b"", "64", 1, 0, _capi.DESTROY_LEGACY)  # a str is not an int
     assert sys.getrefcount(x) == references
+
+
+def test_copy_memory_moves_bytes_and_checks_its_arguments():
+    source, target = ctypes.create_string_buffer(b"abcdef"), ctypes.create_string_buffer(6)
+    assert _native.copy_memory(ctypes.addressof(target), ctypes.addressof(source), 6) is None
+    assert target.value == b"abcdef"
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        _native.copy_memory(1, 2)
+    with pytest.raises(TypeError):
+        _native.copy_memory(ctypes.addressof(target), "source", 6)

@@ -12,9 +12,10 @@ import sys
 # The layers, by module name relative to the package; a module is in the first that matches.
 _LAYERS = (("cuda", "cuda backend"), ("kernels", "cpu backend"), ("shared", "shared kernels"),
            ("_backend", "interface"))
-# Modules every layer may use: the dtype table, devices, layouts, memory and the C API.
-_CORE = ("_dtypes", "_devices", "_layout", "_memory", "_mode", "_capi", "_version", "_typing",
-         "_numba_cache", "_import_guard")
+# Modules every layer may use: the dtype table, devices, layouts, memory, the C API and the
+# C-level builtins.
+_CORE = ("_dtypes", "_devices", "_layout", "_memory", "_mode", "_capi", "_native", "_version",
+         "_typing", "_numba_cache", "_import_guard")
 _DEVICE_TESTS = ("CPU", "_cuda")
 
 

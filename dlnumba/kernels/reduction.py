@@ -13,7 +13,6 @@ elements, reductions and arg-reductions run the same arithmetic as small runs
 """
 
 import functools
-from ctypes import memmove
 
 import numpy as np
 from numba import njit, types
@@ -21,6 +20,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from .. import _dtypes
+from .._native import copy_memory
 from .._layout import c_strides, size_of
 from ..shared.conversions import convert, store
 from ..shared.plan import make_plan
@@ -381,7 +381,8 @@ class _ReduceJob:
     """Everything about a reduction that depends only on its layout, axes and dtypes."""
 
     __slots__ = ("plan", "op", "x_tag", "acc_tag", "acc_shape", "acc_strides", "identity",
-                 "identity_address", "pieces", "reduced_split", "walk_layout", "run")
+                 "identity_address", "identity_bytes", "pieces", "reduced_split", "walk_layout",
+                 "run")
 
     def __init__(self, name, shape, x_strides, x_dtype, axes, acc_dtype, parallel):
         self.acc_shape = tuple(n for d, n in enumerate(shape) if d not in axes)
@@ -395,6 +396,7 @@ class _ReduceJob:
         self.identity = np.full(kept if kept <= _IDENTITY_BLOCK else 1,
                                 identity_value(name, acc_dtype), acc_dtype.storage)
         self.identity_address = self.identity.ctypes.data
+        self.identity_bytes = self.identity.nbytes if self.identity.size == kept else 0
         self.pieces = self.reduced_split = self.walk_layout = self.run = None
         if plan is not None and plan.size < VECTORIZED_SIZE:
             self.walk_layout = byte_layout(plan, (acc_dtype.itemsize, x_dtype.itemsize))
@@ -425,8 +427,8 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
     """
     job = _reduce_job(name, shape, x_strides, x_dtype, axes, acc_dtype, parallel)
     initial = job.identity
-    if initial.size == size_of(job.acc_shape):
-        memmove(acc_address, job.identity_address, initial.nbytes)
+    if job.identity_bytes:
+        copy_memory(acc_address, job.identity_address, job.identity_bytes)
     else:
         copy_array(job.identity_address, (0,) * len(job.acc_shape), acc_dtype, acc_address,
                    job.acc_strides, acc_dtype, job.acc_shape)
