@@ -64,10 +64,11 @@ class Backend(Protocol):
 
     def gather(self, src_address, offsets, dst_address, itemsize):
         """``dst[i] = src[offsets[i]]`` for items of ``itemsize`` bytes (``offsets``: a host
-        int64 array, in items)."""
+        int64 array, 1-D and C-contiguous, in items)."""
 
     def scatter(self, src_address, offsets, dst_address, itemsize):
-        """``dst[offsets[i]] = src[i]`` for items of ``itemsize`` bytes."""
+        """``dst[offsets[i]] = src[i]`` for items of ``itemsize`` bytes (``offsets`` as for
+        :meth:`gather`)."""
 
     def where(self, plan, condition_address, x1_address, x2_address, out_address, itemsize):
         """``out = condition ? x1 : x2`` over a plan (:func:`.shared.plan.make_plan`) of the
