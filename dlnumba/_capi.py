@@ -327,13 +327,15 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
         if n > 1 and not empty:
             if s < -largest or s > largest or abs(s) * itemsize > _LIMIT // (n - 1):
                 return TOO_LARGE, axis
-            reach = s * itemsize * (n - 1)
+            reach = s * itemsize * (n - 1)  # within +-_LIMIT: checked above
             if reach > 0:
+                if high > _LIMIT - reach:  # not high + reach, which could pass 2**63
+                    return TOO_LARGE, axis
                 high += reach
             else:
+                if low < -_LIMIT - reach:
+                    return TOO_LARGE, axis
                 low += reach
-            if high > _LIMIT or low < -_LIMIT:
-                return TOO_LARGE, axis
         elif s < -largest or s > largest:
             _store_word(strides_out + 8 * axis, step)
         if n > 1:

@@ -27,7 +27,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, example, given, settings, strategies as st
 
 import dlnumba as xp
 from dlnumba._dtypes import as_dtype
@@ -447,6 +447,13 @@ PLACEHOLDER = np.zeros(1)  # gives Forged a dtype; every field is overridden
 
 
 @given(raw_fields())
+# Two strides of 2**62 bytes each: the extent's sum passed 2**63 in int64 and wrapped around.
+@example(dict(versioned=False, major=1, minor=0, ndim=2, length=2, shape=(2, 2),
+              strides=(2**62, 2**62), code=0, bits=8, lanes=1, device_type=1, device_id=0,
+              data=0, byte_offset=0, flags=0))
+@example(dict(versioned=False, major=1, minor=0, ndim=2, length=2, shape=(2, 2),
+              strides=(-2**62, -2**62), code=0, bits=8, lanes=1, device_type=1, device_id=0,
+              data=4096, byte_offset=0, flags=0))
 def _fuzz_raw_fields(r):
     shape = r["shape"] if r["shape"] is not None else (0,) * r["length"]
     kwargs = dict(shape=shape, strides=r["strides"], null_shape=r["shape"] is None,
