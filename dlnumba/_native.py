@@ -101,35 +101,63 @@ def _buffer_address(module):
     b.ret(b.call(from_pointer, [address]))
 
 
+_CONVERSIONS = {  # kind: (C type, the C API function that converts a Python argument)
+    "object": (I8P, None),
+    "bytes": (I8P, ("PyBytes_AsString", I8P)),
+    "pointer": (I8P, ("PyLong_AsVoidPtr", I8P)),
+    "ssize": (I64, ("PyLong_AsSsize_t", I64)),
+    "int": (I32, ("PyLong_AsSsize_t", I64)),
+}
+
+
+def _fixed_arguments(module, symbol, name, kinds, body):
+    """Write ``PyObject *symbol(self, args, nargs)``, a ``METH_FASTCALL`` function of exactly
+    ``len(kinds)`` arguments converted by ``kinds`` (keys of ``_CONVERSIONS``) that returns
+    ``body(builder, arguments)``: NULL with a TypeError naming ``name`` for another count, and
+    NULL with the conversion's exception for an argument it cannot convert."""
+    function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P.as_pointer(), I64]), symbol)
+    _, values, count = function.args
+    null = ir.Constant(I8P, None)
+    b = ir.IRBuilder(function.append_basic_block("entry"))
+    convert, run = function.append_basic_block("convert"), function.append_basic_block("run")
+    wrong, fail = function.append_basic_block("wrong"), function.append_basic_block("fail")
+    b.cbranch(b.icmp_unsigned("==", count, I64(len(kinds))), convert, wrong)
+    b.position_at_end(wrong)
+    message = constant_string(module, f"{symbol}_message", f"{name} takes {len(kinds)} arguments")
+    b.call(declare(module, "PyErr_SetString", ir.VoidType(), I8P, I8P),
+           [constant(TypeError), message])
+    b.branch(fail)
+    b.position_at_end(convert)
+    arguments = []
+    for k, kind in enumerate(kinds):
+        value = b.load(b.gep(values, [I64(k)]))
+        conversion = _CONVERSIONS[kind][1]
+        if conversion is not None:
+            value = b.call(declare(module, conversion[0], conversion[1], I8P), [value])
+        arguments.append(b.trunc(value, I32) if kind == "int" else value)
+    occurred = b.call(declare(module, "PyErr_Occurred", I8P), [])
+    b.cbranch(b.icmp_unsigned("==", occurred, null), run, fail)
+    b.position_at_end(run)
+    b.ret(body(b, arguments))
+    b.position_at_end(fail)
+    b.ret(null)
+
+
 def _constructor(module, cls, fields):
     """``new(*values)``: an instance of ``cls`` with the slots ``fields`` set to ``values``."""
-    function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P.as_pointer(), I64]),
-                           "dlnumba_new_instance")
-    _, values, count = function.args
-    b = ir.IRBuilder(function.append_basic_block("entry"))
-    make, wrong = function.append_basic_block("make"), function.append_basic_block("wrong")
-    b.cbranch(b.icmp_unsigned("==", count, I64(len(fields))), make, wrong)
-    b.position_at_end(wrong)
-    set_error = declare(module, "PyErr_SetString", ir.VoidType(), I8P, I8P)
-    message = constant_string(module, "message", f"new {cls.__name__} takes {len(fields)} "
-                              "arguments")
-    b.call(set_error, [constant(TypeError), message])
-    b.ret(ir.Constant(I8P, None))
-    b.position_at_end(make)
-    allocate = declare(module, "PyType_GenericAlloc", I8P, I8P, I64)
-    incref = declare(module, "Py_IncRef", ir.VoidType(), I8P)
-    instance = b.call(allocate, [constant(cls), I64(0)])
-    done, fill = function.append_basic_block("done"), function.append_basic_block("fill")
-    b.cbranch(b.icmp_unsigned("==", instance, ir.Constant(I8P, None)), done, fill)
-    b.position_at_end(fill)
-    for k, field in enumerate(fields):
-        value = b.load(b.gep(values, [I64(k)]))
-        b.call(incref, [value])
-        b.store(value, b.bitcast(b.gep(instance, [I64(slot_offset(cls, field))]),
-                                 I8P.as_pointer()))
-    b.branch(done)
-    b.position_at_end(done)
-    b.ret(instance)
+    def body(b, values):
+        instance = b.call(declare(module, "PyType_GenericAlloc", I8P, I8P, I64),
+                          [constant(cls), I64(0)])
+        incref = declare(module, "Py_IncRef", ir.VoidType(), I8P)
+        with b.if_then(b.icmp_unsigned("!=", instance, ir.Constant(I8P, None))):
+            for field, value in zip(fields, values):
+                b.call(incref, [value])
+                b.store(value, b.bitcast(b.gep(instance, [I64(slot_offset(cls, field))]),
+                                         I8P.as_pointer()))
+        return instance
+
+    _fixed_arguments(module, "dlnumba_new_instance", f"{cls.__name__}._new",
+                     ["object"] * len(fields), body)
 
 
 def constructor(cls, fields):
@@ -142,15 +170,6 @@ def constructor(cls, fields):
                     _METH_FASTCALL, f"A {cls.__name__} with its fields set.", [library])
 
 
-_CONVERSIONS = {  # kind: (C type, the C API function that converts a Python argument)
-    "object": (I8P, None),
-    "bytes": (I8P, ("PyBytes_AsString", I8P)),
-    "pointer": (I8P, ("PyLong_AsVoidPtr", I8P)),
-    "ssize": (I64, ("PyLong_AsSsize_t", I64)),
-    "int": (I32, ("PyLong_AsSsize_t", I64)),
-}
-
-
 def c_builtin(address, name, kinds, doc):
     """A builtin that calls the C function at ``address`` (which returns a new reference, or
     NULL with an exception set) with its arguments converted by ``kinds``: ``"object"`` (the
@@ -158,33 +177,9 @@ def c_builtin(address, name, kinds, doc):
     ``"ssize"`` and ``"int"`` (an int as ``Py_ssize_t`` or ``int``). A ctypes call does the
     same in about a microsecond more."""
     def build(module):
-        function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P.as_pointer(), I64]),
-                               "dlnumba_c_builtin")
-        _, values, count = function.args
-        b = ir.IRBuilder(function.append_basic_block("entry"))
-        convert, call = function.append_basic_block("convert"), function.append_basic_block("call")
-        wrong, fail = function.append_basic_block("wrong"), function.append_basic_block("fail")
-        b.cbranch(b.icmp_unsigned("==", count, I64(len(kinds))), convert, wrong)
-        b.position_at_end(wrong)
-        message = constant_string(module, "message", f"{name} takes {len(kinds)} arguments")
-        b.call(declare(module, "PyErr_SetString", ir.VoidType(), I8P, I8P),
-               [constant(TypeError), message])
-        b.branch(fail)
-        b.position_at_end(convert)
-        arguments = []
-        for k, kind in enumerate(kinds):
-            value = b.load(b.gep(values, [I64(k)]))
-            conversion = _CONVERSIONS[kind][1]
-            if conversion is not None:
-                value = b.call(declare(module, conversion[0], conversion[1], I8P), [value])
-            arguments.append(b.trunc(value, I32) if kind == "int" else value)
-        occurred = b.call(declare(module, "PyErr_Occurred", I8P), [])
-        b.cbranch(b.icmp_unsigned("==", occurred, ir.Constant(I8P, None)), call, fail)
-        b.position_at_end(call)
         target = ir.FunctionType(I8P, [_CONVERSIONS[kind][0] for kind in kinds])
-        b.ret(b.call(b.inttoptr(I64(address), target.as_pointer()), arguments))
-        b.position_at_end(fail)
-        b.ret(ir.Constant(I8P, None))
+        _fixed_arguments(module, "dlnumba_c_builtin", name, kinds, lambda b, arguments: b.call(
+            b.inttoptr(I64(address), target.as_pointer()), arguments))
 
     library, pointer = compile_functions(f"dlnumba_{name}", build)
     return _builtin(pointer("dlnumba_c_builtin"), name, _METH_FASTCALL, doc, [library])
@@ -192,32 +187,13 @@ def c_builtin(address, name, kinds, doc):
 
 def _copy_memory(module):
     """``copy_memory(destination, source, nbytes)``: ``memmove`` between two addresses."""
-    function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P.as_pointer(), I64]),
-                           "dlnumba_copy_memory")
-    _, values, count = function.args
-    null = ir.Constant(I8P, None)
-    b = ir.IRBuilder(function.append_basic_block("entry"))
-    convert, move = function.append_basic_block("convert"), function.append_basic_block("move")
-    wrong, fail = function.append_basic_block("wrong"), function.append_basic_block("fail")
-    b.cbranch(b.icmp_unsigned("==", count, I64(3)), convert, wrong)
-    b.position_at_end(wrong)
-    b.call(declare(module, "PyErr_SetString", ir.VoidType(), I8P, I8P),
-           [constant(TypeError), constant_string(module, "copy_message",
-                                                 "copy_memory takes 3 arguments")])
-    b.branch(fail)
-    b.position_at_end(convert)
-    as_pointer = declare(module, "PyLong_AsVoidPtr", I8P, I8P)
-    destination, source = (b.call(as_pointer, [b.load(b.gep(values, [I64(k)]))]) for k in (0, 1))
-    nbytes = b.call(declare(module, "PyLong_AsSsize_t", I64, I8P),
-                    [b.load(b.gep(values, [I64(2)]))])
-    occurred = b.call(declare(module, "PyErr_Occurred", I8P), [])
-    b.cbranch(b.icmp_unsigned("==", occurred, null), move, fail)
-    b.position_at_end(move)
-    b.call(declare(module, "memmove", I8P, I8P, I8P, I64), [destination, source, nbytes])
-    b.call(declare(module, "Py_IncRef", ir.VoidType(), I8P), [constant(None)])
-    b.ret(constant(None))
-    b.position_at_end(fail)
-    b.ret(null)
+    def body(b, arguments):
+        b.call(declare(module, "memmove", I8P, I8P, I8P, I64), arguments)
+        b.call(declare(module, "Py_IncRef", ir.VoidType(), I8P), [constant(None)])
+        return constant(None)
+
+    _fixed_arguments(module, "dlnumba_copy_memory", "copy_memory",
+                     ["pointer", "pointer", "ssize"], body)
 
 
 def _host_allocator(module, large, small, alignment):
