@@ -27,7 +27,7 @@ from ..shared.tags import TAGS, signature_tag, unpack
 from .copy import copy_array
 from .threads import PARALLEL_BYTES, THREADS, VECTORIZED_SIZE, run_in_parallel
 from .transfer import _typed_pointer
-from .walk import advance, byte_layout, compile_run, odometer, walk
+from .walk import advance, byte_layout, compile_run, entry_point, odometer, walk
 
 @functools.lru_cache(maxsize=None)
 def strided_run(signature):
@@ -170,8 +170,7 @@ class _ElementwiseJob:
         self.kernel(head, *arguments)
         # From now on the compiled function itself: a job's argument types never change, and
         # Numba's dispatch (typing each argument) was a third of a small call.
-        self.entry = self.kernel.overloads[
-            tuple(self.kernel.typeof_pyval(a) for a in (head, *arguments))].entry_point
+        self.entry = entry_point(self.kernel, head, *arguments)
 
     def arguments(self, addresses, plan_shape, offsets):
         """The kernel's arguments for the part of the plan of ``plan_shape`` at ``offsets``."""
