@@ -27,7 +27,7 @@ from llvmlite import ir
 
 from ._devices import CPU
 from ._dtypes import bfloat16
-from ._layout import c_strides
+from ._layout import c_contiguous
 from ._native import I8P, I32, I64, compile_functions, constant, constant_string, declare
 
 DESCRIPTOR_OFFSET = 16  # the descriptor field follows PyObject_HEAD
@@ -46,22 +46,10 @@ _FORMATS = {}
 def contiguity(shape, strides):
     """The contiguity bits of a layout: ``C_CONTIGUOUS`` and/or ``F_CONTIGUOUS`` (strides in
     elements; sizes 0 and 1 are contiguous in any order, as in CPython and NumPy)."""
-    c = strides == c_strides(shape) or _dense(shape, strides)
+    c = c_contiguous(shape, strides)
     if len(shape) < 2:
         return c * (C_CONTIGUOUS | F_CONTIGUOUS)
-    return C_CONTIGUOUS * c | F_CONTIGUOUS * _dense(shape[::-1], strides[::-1])
-
-
-def _dense(shape, strides):
-    if 0 in shape:
-        return True
-    step = 1
-    for n, s in zip(reversed(shape), reversed(strides)):
-        if n != 1:
-            if s != step:
-                return False
-            step *= n
-    return True
+    return C_CONTIGUOUS * c | F_CONTIGUOUS * c_contiguous(shape[::-1], strides[::-1])
 
 
 def describe(array):

@@ -18,6 +18,20 @@ def c_strides(shape):
     return tuple(strides)
 
 
+def c_contiguous(shape, strides):
+    """Whether a layout (strides in elements) is C-contiguous; strides of axes of size 1, and
+    any strides of a layout with no elements, do not count, as in CPython and NumPy."""
+    if strides == c_strides(shape) or 0 in shape:
+        return True
+    step = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1:
+            if s != step:
+                return False
+            step *= n
+    return True
+
+
 def size_of(shape):
     """Number of elements of ``shape``."""
     return math.prod(shape)

@@ -16,7 +16,8 @@ import numpy as np
 from ._arguments import check_array, check_int, on_host
 from ._array_object import ndarray
 from ._dtypes import DTYPES, NUMERIC, common_dtype, computation_dtype
-from ._layout import broadcast_shapes, broadcast_strides, c_strides, reshaped_strides, size_of
+from ._layout import (broadcast_shapes, broadcast_strides, c_contiguous, c_strides,
+                      reshaped_strides, size_of)
 from .kernels import linalg as kernels
 from .kernels.walk import Direct
 
@@ -44,17 +45,8 @@ def check_pair(name, x1, x2, min_ndim=0):
 def packed(x, dtype, inner=2):
     """``x`` itself when its last ``inner`` dimensions are C-contiguous in ``dtype``, else a
     C-contiguous copy cast to ``dtype``."""
-    if x._dtype is dtype:
-        shape, strides = x._shape[-inner:], x._strides[-inner:]
-        if strides == c_strides(shape):
-            return x
-        step = 1
-        for n, s in zip(shape[::-1], strides[::-1]):
-            if n > 1 and s != step:
-                break
-            step *= n
-        else:
-            return x
+    if x._dtype is dtype and c_contiguous(x._shape[-inner:], x._strides[-inner:]):
+        return x
     return x._copy(dtype)
 
 
