@@ -55,9 +55,7 @@ def array_index_offsets(x, key):
         index out of bounds.
     """
     if type(key) is ndarray and x.ndim == 1 and key._dtype.kind in INTEGER:
-        offsets = np.zeros(key.size, np.int64)  # the common case, kept lean
-        _add_offsets(offsets, key, key._shape, x._shape[0], x._strides[0], 0)
-        return key._shape, offsets
+        return key._shape, _take_offsets(x, key, 0, key._shape)  # the common case, kept lean
     parts = key if isinstance(key, tuple) else (key,)
     masks = [k for k in parts if isinstance(k, ndarray) and k._dtype.kind == "bool"]
     if masks:
@@ -226,15 +224,21 @@ def take_along_axis(x: ndarray, indices: ndarray, /, *, axis: int = -1) -> ndarr
 
 
 def _take_along(x, indices, axis, shape):
-    if len(shape) == 1:
-        offsets = np.zeros(shape[0], np.int64)
+    return gather_offsets(x, shape, _take_offsets(x, indices, axis, shape))
+
+
+def _take_offsets(x, indices, axis, shape):
+    """The offsets into ``x`` of ``x``'s elements at ``indices`` (of ``shape``) along
+    ``axis``."""
+    if x.ndim == 1:  # the other axes add nothing
+        offsets = np.zeros(size_of(shape), np.int64)
     else:
         base_strides = broadcast_strides(x.shape[:axis] + (1,) + x.shape[axis + 1:],
                                          x._strides[:axis] + (0,) + x._strides[axis + 1:], shape)
         offsets = np.empty(size_of(shape), np.int64)
         layout_offsets(np.array(shape, np.int64), np.array(base_strides, np.int64), offsets)
     _add_offsets(offsets, indices, shape, x.shape[axis], x._strides[axis], axis)
-    return gather_offsets(x, shape, offsets)
+    return offsets
 
 
 def _check(x, indices, name):
