@@ -13,7 +13,7 @@ from ._devices import CPU, as_device
 from ._dtypes import (FLOATING, INTEGER, NUMERIC, dtype_by_name, bfloat16, float32,
                       from_numpy_dtype)
 from ._mode import is_strict
-from ._layout import broadcast_strides, c_strides, size_of, sliced, view_of
+from ._layout import broadcast_strides, c_layout, c_strides, size_of, sliced, view_of
 from ._memory import numpy_view
 from ._native import buffer_address, constructor
 from .shared.scalar import FUNCTIONS
@@ -52,19 +52,21 @@ class ndarray(ArrayBase):
         raise TypeError("dlnumba.ndarray cannot be constructed directly; use dlnumba.asarray, "
                         "dlnumba.empty or dlnumba.from_dlpack")
 
-    @classmethod
-    def _empty(cls, shape, dtype, device=CPU, zero=False, strides=None):
+    @staticmethod
+    def _empty(shape, dtype, device=CPU, zero=False, strides=None):
         """A new dense array on ``device`` (C-contiguous unless ``strides``, a dense layout of
         ``shape``, says otherwise); its memory is uninitialised unless ``zero``. ValueError
         when its sizes other than 0 span more than 2**62 bytes: no DLPack consumer could take
         its strides."""
-        nbytes = size_of(shape) * dtype.itemsize
+        size, dense_strides = c_layout(shape)
+        nbytes = size * dtype.itemsize
         if nbytes > _MAX_BYTES or not nbytes and size_of(tuple(n for n in shape if n)) * \
                 dtype.itemsize > _MAX_BYTES:
             raise ValueError(f"an array of shape {shape} and dtype {dtype} would span more "
                              "than 2**62 bytes")
         address, owner = backend_of(device).allocate(nbytes, zero)
-        return cls._new(address, shape, strides or c_strides(shape), dtype, device, owner, False)
+        return ndarray._new(address, shape, strides or dense_strides, dtype, device, owner,
+                            False)
 
     def __getattr__(self, name):
         # The descriptor (ArrayBase's one field) is filled on first use: a buffer, an @njit call.
@@ -329,9 +331,11 @@ class ndarray(ArrayBase):
         if type(key) is slice and shape:  # kept lean
             offset, n, stride = sliced(key, shape[0], self._strides[0])
             return self._view(offset, (n,) + shape[1:], (stride,) + self._strides[1:])
+        if type(key) is ndarray and len(key._shape) == 1 == len(shape) and \
+                key._dtype.kind in INTEGER:
+            return _indexing.take_flat(self, key)
         if _indexing.is_array_index(key):
-            shape, offsets = _indexing.array_index_offsets(self, key)
-            return _indexing.gather_offsets(self, shape, offsets)
+            return _indexing.gather_index(self, key)
         try:
             offset, shape, strides = view_of(key, self._shape, self._strides)
         except IndexError:

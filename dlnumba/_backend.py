@@ -70,6 +70,12 @@ class Backend(Protocol):
         """``dst[offsets[i]] = src[i]`` for items of ``itemsize`` bytes (``offsets`` as for
         :meth:`gather`)."""
 
+    def take(self, src_address, size, stride, index_address, count, dst_address, itemsize):
+        """``dst[k] = src[wrap(index[k]) * stride]`` for the ``count`` C-contiguous int64
+        indices at ``index_address`` (on this device), into a contiguous ``dst`` of items of
+        ``itemsize`` bytes; ``wrap`` adds ``size`` to a negative index. Returns the position of
+        the first index outside ``[-size, size)``, or -1."""
+
     def where(self, plan, condition_address, x1_address, x2_address, out_address, itemsize):
         """``out = condition ? x1 : x2`` over a plan (:func:`.shared.plan.make_plan`) of the
         four layouts; the condition is bool, the others have items of ``itemsize`` bytes."""

@@ -55,7 +55,7 @@ def array_index_offsets(x, key):
         index out of bounds.
     """
     if type(key) is ndarray and x.ndim == 1 and key._dtype.kind in INTEGER:
-        return key._shape, _take_offsets(x, key, 0, key._shape)  # the common case, kept lean
+        return key._shape, _take_offsets(x, key, 0, key._shape)
     parts = key if isinstance(key, tuple) else (key,)
     masks = [k for k in parts if isinstance(k, ndarray) and k._dtype.kind == "bool"]
     if masks:
@@ -158,6 +158,28 @@ def _mask_offsets(x, mask):
     return (count,) + trailing_shape, offsets
 
 
+def gather_index(x, key):
+    """``x[key]`` for an array index ``key`` (see :func:`array_index_offsets`)."""
+    shape, offsets = array_index_offsets(x, key)
+    return gather_offsets(x, shape, offsets)
+
+
+def take_flat(x, indices):
+    """``x[indices]`` for a 1-D ``x`` and 1-D integer ``indices``, in one kernel call."""
+    if indices._dtype is uint64:  # its values beyond int64 are checked before the cast
+        return _take_along(x, indices, 0, indices._shape)
+    if indices._dtype is not int64 or indices._strides != (1,) or (
+            indices._device is not x._device and indices._device != x._device):
+        indices = indices.to_device(x._device)._copy(int64)
+    out = ndarray._empty(indices._shape, x._dtype, x._device)
+    bad = backend_of(x._device).take(x._address, x._shape[0], x._strides[0], indices._address,
+                                     indices._shape[0], out._address, x._dtype.itemsize)
+    if bad >= 0:
+        raise IndexError(f"index {int(indices[bad])} is out of bounds for axis 0 with size "
+                         f"{x._shape[0]}")
+    return out
+
+
 def gather_offsets(x, shape, offsets):
     """A new array of ``shape`` holding the elements of ``x`` at ``offsets``."""
     out = ndarray._empty(shape, x._dtype, x.device)
@@ -183,6 +205,10 @@ def take(x: ndarray, indices: ndarray, /, *, axis: int | None = None) -> ndarray
     IndexError
         For an index outside ``[-n, n)``.
     """
+    if (type(x) is ndarray and type(indices) is ndarray and len(x._shape) == 1
+            and len(indices._shape) == 1 and indices._dtype.kind in INTEGER
+            and (axis is None or type(axis) is int and -1 <= axis <= 0)):
+        return take_flat(x, indices)  # the common case, kept lean
     if type(indices) is int and isinstance(x, ndarray) and not is_strict():
         # NumPy's take of one index drops the axis
         from ._manipulation_functions import squeeze
@@ -199,7 +225,7 @@ def take(x: ndarray, indices: ndarray, /, *, axis: int | None = None) -> ndarray
         axis = 0
     axis = normalize_axis(axis, x.ndim, "take")
     if x.ndim == 1:
-        return _take_along(x, indices, 0, indices._shape)
+        return take_flat(x, indices)
     shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]
     placed = ndarray._new(indices._address, shape,
                           tuple(indices._strides[0] if d == axis else 0 for d in range(x.ndim)),

@@ -18,6 +18,12 @@ def c_strides(shape):
     return tuple(strides)
 
 
+@functools.lru_cache(maxsize=4096)
+def c_layout(shape):
+    """``(size_of(shape), c_strides(shape))``, remembered for the shapes most used."""
+    return size_of(shape), c_strides(shape)
+
+
 def c_contiguous(shape, strides):
     """Whether a layout (strides in elements) is C-contiguous; strides of axes of size 1, and
     any strides of a layout with no elements, do not count, as in CPython and NumPy."""

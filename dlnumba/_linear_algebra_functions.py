@@ -136,8 +136,9 @@ def product(a, b, dtype):
             m, first, second = m * size_of(batch), _FIRST, _FIRST
         else:
             first, second = stack_offsets(a, batch), stack_offsets(b, batch)
-        _MATMUL(compute, a._address, first, b._address, second, out._address, m, k, n,
-                TAGS[compute])
+        arguments = (a._address, first, b._address, second, out._address, m, k, n,
+                     TAGS[compute])
+        (_MATMUL.get(compute) or _MATMUL.entry(compute, arguments))(*arguments)
     return rounded(out, dtype)
 
 

@@ -16,13 +16,15 @@ from ._backend import backend_of
 from ._elementwise_functions import _binary, _unary
 from ._dtypes import (FLOATING, NUMERIC, REAL_NUMERIC, REAL_OF_COMPLEX, as_dtype, bool as bool_,
                       computation_dtype, float64, int64, uint64, uint8)
-from ._layout import c_strides, size_of
+from ._layout import MAX_NDIM, c_strides, size_of
 from ._mode import is_strict
 
 if TYPE_CHECKING:
     from ._typing import Axes, DTypeLike
 
 _ALL = ("bool",) + NUMERIC
+_SAME_ACCUMULATION = ("real floating", "complex floating")  # sum and prod keep these dtypes
+_ALL_AXES = [tuple(range(ndim)) for ndim in range(MAX_NDIM + 1)]
 
 
 def _axes(name, x, axis):
@@ -121,6 +123,9 @@ def _accumulation_dtype(name, x, dtype):
 
 
 def _sum_or_prod(name, op, x, axis, dtype, keepdims):
+    if (type(x) is ndarray and dtype is None and keepdims is False and axis is None
+            and x._dtype.kind in _SAME_ACCUMULATION and computation_dtype(x._dtype) is x._dtype):
+        return _reduce(name, op, x, _ALL_AXES[len(x._shape)], x._dtype)  # kept lean
     check_array(name, x, _ALL, "numeric (or bool)")
     _check_keepdims(name, keepdims)
     axes = _axes(name, x, axis)
@@ -147,6 +152,12 @@ def prod(x: ndarray, /, *, axis: Axes | None = None, dtype: DTypeLike | None = N
 
 
 def _extreme(name, op, x, axis, keepdims):
+    if (type(x) is ndarray and keepdims is False and x._dtype.kind in REAL_NUMERIC
+            and computation_dtype(x._dtype) is x._dtype and 0 not in x._shape):
+        if axis is None:  # the common cases, kept lean
+            return _reduce(name, op, x, _ALL_AXES[len(x._shape)], x._dtype)
+        if type(axis) is int and -len(x._shape) <= axis < len(x._shape):
+            return _reduce(name, op, x, (axis % len(x._shape),), x._dtype)
     ordered = real_numeric(name, x)
     _check_keepdims(name, keepdims)
     axes = _axes(name, x, axis)

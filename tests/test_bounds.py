@@ -226,6 +226,24 @@ def test_take_out_of_range_raises(dtype):
         [[3], [7], [11]]
 
 
+@pytest.mark.parametrize("dtype", INDEX_DTYPES)
+def test_flat_take_out_of_range_raises(dtype):
+    """The one-call path (a 1-D array, 1-D indices) of take and ``x[indices]``: the same
+    IndexError, naming the index; reversed indices and a reversed array read as in NumPy."""
+    x = xp.arange(4)[::-1]
+    bad = [4, 100] + ([-5] if "u" not in str(dtype) else [])
+    bad += {xp.uint64: [2**63, 2**64 - 1], xp.int64: [-2**63, 2**63 - 1]}.get(dtype, [])
+    for value in bad:
+        index = xp.asarray(np.array([1, value], dtype=str(dtype)))[::-1]
+        message = rf"index {value} is out of bounds for axis 0 with size 4"
+        with pytest.raises(IndexError, match=message):
+            xp.take(x, index)
+        with pytest.raises(IndexError, match=message):
+            x[index]
+    index = xp.asarray(np.array([3, 0, 1], dtype=str(dtype)))[::-2]
+    assert xp.take(x, index)._numpy().tolist() == x[index]._numpy().tolist() == [2, 0]
+
+
 @pytest.mark.parametrize("value", [2**63, -2**70, 4, -5])
 def test_integer_with_array_index_out_of_range(value):
     """A Python int next to an integer array index, beyond int64 too: IndexError naming it

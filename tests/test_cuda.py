@@ -429,6 +429,13 @@ def test_array_indexing_gathers_and_scatters_on_the_device():
         result = x.mT.mT[index]
         assert result.device == CUDA
         np.testing.assert_array_equal(to_numpy(result), expected)
+    row = x[1, ::-2]
+    for index in (xp.asarray([2, 0, -1], device=CUDA), xp.asarray([2, 0, -1])):  # one call
+        for taken in (xp.take(row, index), row[index]):
+            assert taken.device == CUDA
+            np.testing.assert_array_equal(to_numpy(taken), values[1, ::-2][[2, 0, -1]])
+    with pytest.raises(IndexError, match="index -4 is out of bounds for axis 0 with size 3"):
+        row[xp.asarray([0, -4], device=CUDA)]
     taken = xp.take(x[::-1], xp.asarray([5, 0, -1], device=CUDA), axis=1)
     np.testing.assert_array_equal(to_numpy(taken), values[::-1][:, [5, 0, -1]])
     indices = np.array([[1], [0], [5], [2]])

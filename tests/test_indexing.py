@@ -94,6 +94,25 @@ def test_take_matches_numpy(a, data):
     assert np.array_equal(to_numpy(ours), np.take(a, indices, axis=axis))
 
 
+@given(strided_arrays(max_dims=1), st.data())
+def test_flat_take_matches_numpy(a, data):
+    """A 1-D array and 1-D indices of any integer dtype and layout, taken in one call."""
+    n = a.shape[0]
+    dtype = data.draw(st.sampled_from(["int8", "uint8", "int16", "int32", "uint32", "int64",
+                                       "uint64"]))
+    low = 0 if dtype.startswith("u") else -min(n, 128)
+    values = data.draw(hnp.arrays(dtype, data.draw(st.integers(0, 12)),
+                                  elements=st.integers(low, min(n, 128) - 1) if n else st.just(0)))
+    if n == 0 and values.size:
+        return
+    step = data.draw(st.sampled_from([1, 2, -1]))
+    indices = values[::step]
+    expected = a[indices]
+    x, index = xp.asarray(a), xp.asarray(values)[::step]
+    assert np.array_equal(to_numpy(xp.take(x, index)), expected)
+    assert np.array_equal(to_numpy(x[index]), expected)
+
+
 @given(strided_arrays(), st.data())
 def test_take_along_axis_matches_numpy(a, data):
     axis = data.draw(st.integers(-a.ndim, a.ndim - 1))

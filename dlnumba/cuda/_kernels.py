@@ -24,7 +24,8 @@ from ..shared.plan import make_plan
 from ..shared import reductions
 from ..shared.scalar import implementation
 from ..shared.tags import COMPUTED, TAGS, UNITS, op_tag
-from ._driver import SIMULATOR, allocate, copy_bytes, device_view, launch_shape, plan_view
+from ._driver import (SIMULATOR, allocate, copy_bytes, device_view, download, launch_shape,
+                      plan_view)
 
 if not SIMULATOR:
     from ._ufuncs import complete_ufunc_table
@@ -517,6 +518,21 @@ def gather(src_address, offsets, dst_address, itemsize, index):
         _gather_kernel[launch_shape(n)](src, plan_view(offsets - low),
                                         device_view(dst_address, n, storage), n)
         cuda.synchronize()
+
+
+def take(src_address, size, stride, index_address, count, dst_address, itemsize, index):
+    """``dst[k] = src[wrap(indices[k]) * stride]`` on CUDA device ``index``, for ``count``
+    int64 indices there (see :meth:`dlnumba._backend.Backend.take`): the indices are checked
+    on the host, then gathered."""
+    indices = np.empty(count, np.int64)
+    if count:
+        download(indices.ctypes.data, index_address, indices.nbytes, index)
+    indices[indices < 0] += size
+    bad = np.flatnonzero((indices < 0) | (indices >= size))
+    if bad.size:
+        return int(bad[0])
+    gather(src_address, indices * stride, dst_address, itemsize, index)
+    return -1
 
 
 def scatter(src_address, offsets, dst_address, itemsize, index):

@@ -23,7 +23,7 @@ _INT64 = np.dtype(np.int64)
 
 __all__ = ["allocate", "apply_elementwise", "arg_reduce_array", "check_pointer", "copy_array",
            "elementwise_job", "gather", "hand_over", "linspace", "nonzero", "reduce_array",
-           "scan_array", "scatter", "where", "zero_triangle"]
+           "scan_array", "scatter", "take", "where", "zero_triangle"]
 
 
 def check_pointer(address):
@@ -37,16 +37,27 @@ def hand_over(stream):
 def gather(src_address, offsets, dst_address, itemsize):
     """``dst[i] = src[offsets[i]]`` for items of ``itemsize`` bytes (``offsets``: 1-D int64,
     C-contiguous)."""
-    _GATHER(itemsize, src_address, offsets, dst_address, UNITS[itemsize])
+    arguments = (src_address, offsets, dst_address, UNITS[itemsize])
+    (_GATHER.get(itemsize) or _GATHER.entry(itemsize, arguments))(*arguments)
 
 
 def scatter(src_address, offsets, dst_address, itemsize):
     """``dst[offsets[i]] = src[i]`` for items of ``itemsize`` bytes (``offsets``: 1-D int64,
     C-contiguous)."""
-    _SCATTER(itemsize, src_address, offsets, dst_address, UNITS[itemsize])
+    arguments = (src_address, offsets, dst_address, UNITS[itemsize])
+    (_SCATTER.get(itemsize) or _SCATTER.entry(itemsize, arguments))(*arguments)
 
 
-_GATHER, _SCATTER = Direct(indexing.gather), Direct(indexing.scatter)  # by item size
+def take(src_address, size, stride, index_address, count, dst_address, itemsize):
+    """``dst[k] = src[wrap(index[k]) * stride]`` for ``count`` C-contiguous int64 indices at
+    ``index_address``; the position of the first index outside ``[-size, size)``, or -1."""
+    arguments = (src_address, size, stride, index_address, count, dst_address, UNITS[itemsize],
+                 UNITS[8])
+    return (_TAKE.get(itemsize) or _TAKE.entry(itemsize, arguments))(*arguments)
+
+
+_GATHER, _SCATTER, _TAKE = (Direct(indexing.gather), Direct(indexing.scatter),
+                            Direct(indexing.take))  # by item size
 
 
 def where(plan, condition_address, x1_address, x2_address, out_address, itemsize):

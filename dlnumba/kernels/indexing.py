@@ -5,6 +5,7 @@ strides) of each selected element, then move the elements by offset as raw units
 int64 NumPy arrays; bounds are checked while they are computed.
 """
 
+import numpy as np
 from numba import njit
 
 from .transfer import _typed_pointer
@@ -78,6 +79,24 @@ def gather(src_address, offsets, dst_address, unit):
     dst = _typed_pointer(dst_address, unit)
     for k in range(offsets.size):
         dst[k] = src[offsets[k]]
+
+
+@njit(cache=True, nogil=True)
+def take(src_address, size, stride, index_address, count, dst_address, unit, index_unit):
+    """``dst[k] = src[wrap(index[k]) * stride]`` for ``count`` contiguous int64 indices (read
+    through ``index_unit``, uint64) into a contiguous ``dst``; return the position of the first
+    index outside ``[-size, size)``, or -1."""
+    src = _typed_pointer(src_address, unit)
+    dst = _typed_pointer(dst_address, unit)
+    index = _typed_pointer(index_address, index_unit)
+    for k in range(count):
+        i = np.int64(index[k])
+        if i < 0:
+            i += size
+        if i < 0 or i >= size:
+            return k
+        dst[k] = src[i * stride]
+    return -1
 
 
 @njit(cache=True, nogil=True)

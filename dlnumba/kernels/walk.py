@@ -70,20 +70,24 @@ def entry_point(dispatcher, *arguments):
     return dispatcher.overloads[signature].entry_point
 
 
-class Direct:
+class Direct(dict):
     """``dispatcher`` called without Numba's dispatch: ``direct(key, *arguments)`` runs the
-    compiled function found (by :func:`entry_point`) on the first call with ``key``. The key
-    must fix the Numba type of every argument: a compiled function unboxes what it is given as
-    the types it was compiled for."""
+    compiled function found (by :func:`entry_point`) on the first call with ``key``, and kept
+    in this dict under it. The key must fix the Numba type of every argument: a compiled
+    function unboxes what it is given as the types it was compiled for. The hottest callers
+    skip this call's frame: ``(direct.get(key) or direct.entry(key, arguments))(*arguments)``."""
 
     def __init__(self, dispatcher):
-        self.dispatcher, self.runs = dispatcher, {}
+        super().__init__()
+        self.dispatcher = dispatcher
+
+    def entry(self, key, arguments):
+        """The compiled function for ``key``, found for ``arguments`` on first use."""
+        run = self[key] = entry_point(self.dispatcher, *arguments)
+        return run
 
     def __call__(self, key, *arguments):
-        run = self.runs.get(key)
-        if run is None:
-            run = self.runs[key] = entry_point(self.dispatcher, *arguments)
-        return run(*arguments)
+        return (self.get(key) or self.entry(key, arguments))(*arguments)
 
 
 @functools.cache
