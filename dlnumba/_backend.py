@@ -76,6 +76,12 @@ class Backend(Protocol):
         ``itemsize`` bytes; ``wrap`` adds ``size`` to a negative index. Returns the position of
         the first index outside ``[-size, size)``, or -1."""
 
+    def compress(self, src_address, size, stride, mask_address, mask_stride, dst_address,
+                 itemsize):
+        """Write the items ``src[i * stride]`` (of ``itemsize`` bytes) whose bool
+        ``mask[i * mask_stride]`` is true, for ``i < size``, in order, to a contiguous ``dst``
+        with room for ``size`` items or for their count + 1; returns their count."""
+
     def where(self, plan, condition_address, x1_address, x2_address, out_address, itemsize):
         """``out = condition ? x1 : x2`` over a plan (:func:`.shared.plan.make_plan`) of the
         four layouts; the condition is bool, the others have items of ``itemsize`` bytes."""

@@ -17,7 +17,8 @@ from ._array_object import ndarray
 from ._backend import backend_of
 from ._devices import CPU
 from ._dtypes import INTEGER, int64, uint64
-from ._layout import broadcast_shapes, broadcast_strides, c_strides, size_of, view_of
+from ._layout import (broadcast_shapes, broadcast_strides, c_contiguous, c_strides, size_of,
+                      view_of)
 from ._mode import is_strict
 from .kernels.indexing import add_index_offsets, layout_offsets, mask_offsets
 from .kernels.walk import Direct
@@ -178,6 +179,30 @@ def take_flat(x, indices):
         raise IndexError(f"index {int(indices[bad])} is out of bounds for axis 0 with size "
                          f"{x._shape[0]}")
     return out
+
+
+def compress_flat(x, mask):
+    """``x[mask]`` for a bool ``mask`` of ``x``'s shape, both 1-D or both C-contiguous, in one
+    kernel call; None for other layouts."""
+    if mask._device is not x._device and mask._device != x._device:
+        mask = mask.to_device(x._device)
+    if len(x._shape) == 1:
+        size, stride, mask_stride = x._shape[0], x._strides[0], mask._strides[0]
+    elif c_contiguous(x._shape, x._strides) and c_contiguous(mask._shape, mask._strides):
+        size, stride, mask_stride = size_of(x._shape), 1, 1
+    else:
+        return None
+    room = size
+    if size * x._dtype.itemsize > _COUNT_FIRST:
+        from ._searching_functions import count_nonzero
+        room = int(count_nonzero(mask)) + 1
+    out = ndarray._empty((room,), x._dtype, x._device)
+    count = backend_of(x._device).compress(x._address, size, stride, mask._address, mask_stride,
+                                           out._address, x._dtype.itemsize)
+    return out._view(0, (count,), (1,))
+
+
+_COUNT_FIRST = 1 << 16  # bytes: a larger array's selection is counted before it is allocated
 
 
 def gather_offsets(x, shape, offsets):

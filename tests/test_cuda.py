@@ -434,6 +434,11 @@ def test_array_indexing_gathers_and_scatters_on_the_device():
         for taken in (xp.take(row, index), row[index]):
             assert taken.device == CUDA
             np.testing.assert_array_equal(to_numpy(taken), values[1, ::-2][[2, 0, -1]])
+    for mask in (xp.asarray([True, False, True], device=CUDA), xp.asarray([False, True, True])):
+        selected = row[mask[::-1]]
+        assert selected.device == CUDA
+        np.testing.assert_array_equal(to_numpy(selected),
+                                      values[1, ::-2][to_numpy(mask)[::-1]])
     with pytest.raises(IndexError, match="index -4 is out of bounds for axis 0 with size 3"):
         row[xp.asarray([0, -4], device=CUDA)]
     taken = xp.take(x[::-1], xp.asarray([5, 0, -1], device=CUDA), axis=1)

@@ -35,6 +35,27 @@ def test_mask_getitem_matches_numpy(a, data):
 
 
 @given(strided_arrays(), st.data())
+def test_mask_of_the_whole_shape_matches_numpy(a, data):
+    """A mask of the array's own shape, in any layout: 1-D and C-contiguous pairs are
+    compressed in one call, other layouts take the offsets path."""
+    mask = data.draw(hnp.arrays(np.bool_, [2 * n for n in a.shape]))[
+        tuple(slice(None, None, data.draw(st.sampled_from([2, -2]))) for _ in a.shape)]
+    if data.draw(st.booleans()):
+        mask = np.ascontiguousarray(mask)
+        a = np.ascontiguousarray(a)
+    assert np.array_equal(to_numpy(xp.asarray(a)[xp.asarray(mask)]), a[mask])
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "float64"])
+def test_large_mask_is_counted_before_it_is_compressed(dtype):
+    a = np.arange(80_000).astype(dtype)[::-1]
+    mask = np.arange(80_000) % 7 == 3
+    x = xp.asarray(a)[xp.asarray(mask)]
+    assert np.array_equal(to_numpy(x), a[mask])
+    assert x._owner.__len__() <= (mask.sum() + 1) * a.itemsize + 64  # room for the count only
+
+
+@given(strided_arrays(), st.data())
 def test_mask_setitem_matches_numpy(a, data):
     a = a.copy()
     mask = data.draw(hnp.arrays(np.bool_, a.shape))

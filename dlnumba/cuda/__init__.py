@@ -34,8 +34,9 @@ __all__ = ["SIMULATOR", "Backend", "check_device", "device_count", "register_jit
 # installed, never the deprecated target built into Numba.
 _KERNEL_MODULES = {
     "apply_elementwise": "._kernels", "arg_reduce_array": "._kernels",
-    "copy_array": "._kernels", "gather": "._kernels", "reduce_array": "._kernels",
-    "scan_array": "._kernels", "scatter": "._kernels", "take": "._kernels",
+    "compress": "._kernels", "copy_array": "._kernels", "gather": "._kernels",
+    "reduce_array": "._kernels", "scan_array": "._kernels", "scatter": "._kernels",
+    "take": "._kernels",
     "nonzero": "._searching", "where": "._searching",
     "linspace": "._creation", "zero_triangle": "._creation",
 }

@@ -535,6 +535,20 @@ def take(src_address, size, stride, index_address, count, dst_address, itemsize,
     return -1
 
 
+def compress(src_address, size, stride, mask_address, mask_stride, dst_address, itemsize, index):
+    """The items ``src[i * stride]`` whose ``mask[i * mask_stride]`` is true, gathered in order
+    on CUDA device ``index`` (see :meth:`dlnumba._backend.Backend.compress`): the mask is read
+    on the host."""
+    if size == 0:
+        return 0
+    low = min(0, (size - 1) * mask_stride)
+    flags = np.empty((size - 1) * abs(mask_stride) + 1, np.uint8)
+    download(flags.ctypes.data, mask_address + low, flags.nbytes, index)
+    selected = np.flatnonzero(flags[np.arange(size) * mask_stride - low])
+    gather(src_address, selected * stride, dst_address, itemsize, index)
+    return selected.size
+
+
 def scatter(src_address, offsets, dst_address, itemsize, index):
     """``dst[offsets[k]] = src[k]`` on CUDA device ``index`` from a contiguous ``src`` there;
     of several writes to one element the last wins, as on the CPU (only it is made)."""

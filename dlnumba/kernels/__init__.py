@@ -21,7 +21,8 @@ from .walk import Direct
 
 _INT64 = np.dtype(np.int64)
 
-__all__ = ["allocate", "apply_elementwise", "arg_reduce_array", "check_pointer", "copy_array",
+__all__ = ["allocate", "apply_elementwise", "arg_reduce_array", "check_pointer", "compress",
+           "copy_array",
            "elementwise_job", "gather", "hand_over", "linspace", "nonzero", "reduce_array",
            "scan_array", "scatter", "take", "where", "zero_triangle"]
 
@@ -56,8 +57,17 @@ def take(src_address, size, stride, index_address, count, dst_address, itemsize)
     return (_TAKE.get(itemsize) or _TAKE.entry(itemsize, arguments))(*arguments)
 
 
-_GATHER, _SCATTER, _TAKE = (Direct(indexing.gather), Direct(indexing.scatter),
-                            Direct(indexing.take))  # by item size
+def compress(src_address, size, stride, mask_address, mask_stride, dst_address, itemsize):
+    """Write ``src[i * stride]`` for each true ``mask[i * mask_stride]``, in order, to
+    ``dst`` (room for ``size`` items, or for their count + 1); return their count."""
+    arguments = (src_address, size, stride, mask_address, mask_stride, dst_address,
+                 UNITS[itemsize], UNITS[1])
+    return (_COMPRESS.get(itemsize) or _COMPRESS.entry(itemsize, arguments))(*arguments)
+
+
+_GATHER, _SCATTER, _TAKE, _COMPRESS = (Direct(indexing.gather), Direct(indexing.scatter),
+                                       Direct(indexing.take),
+                                       Direct(indexing.compress))  # by item size
 
 
 def where(plan, condition_address, x1_address, x2_address, out_address, itemsize):

@@ -100,6 +100,21 @@ def take(src_address, size, stride, index_address, count, dst_address, unit, ind
 
 
 @njit(cache=True, nogil=True)
+def compress(src_address, size, stride, mask_address, mask_stride, dst_address, unit, flag_unit):
+    """Write the elements ``src[i * stride]`` whose bool ``mask[i * mask_stride]`` (read
+    through ``flag_unit``, uint8) is true, in order, to a contiguous ``dst`` with room for
+    ``size`` of them (or for their count + 1); return their count."""
+    src = _typed_pointer(src_address, unit)
+    dst = _typed_pointer(dst_address, unit)
+    mask = _typed_pointer(mask_address, flag_unit)
+    count = 0
+    for i in range(size):  # every element is written; only the selected ones advance
+        dst[count] = src[i * stride]
+        count += mask[i * mask_stride] != 0
+    return count
+
+
+@njit(cache=True, nogil=True)
 def scatter(src_address, offsets, dst_address, unit):
     """``dst[offsets[k]] = src[k]`` from a contiguous ``src`` of units (later writes win)."""
     src = _typed_pointer(src_address, unit)
