@@ -358,6 +358,9 @@ class ndarray(ArrayBase):
         elif not isinstance(value, ndarray):
             from ._creation_functions import asarray
             value = asarray(value, dtype=None if hasattr(value, "__dlpack__") else self._dtype)
+        if (type(key) is ndarray and key._dtype is bool_ and key._shape == self._shape
+                and _indexing.expand_flat(self, key, value)):
+            return
         key = _indexing.numpy_index(key)
         if _indexing.is_array_index(key):
             shape, offsets = _indexing.array_index_offsets(self, key)

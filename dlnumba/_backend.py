@@ -82,6 +82,12 @@ class Backend(Protocol):
         ``mask[i * mask_stride]`` is true, for ``i < size``, in order, to a contiguous ``dst``
         with room for ``size`` items or for their count + 1; returns their count."""
 
+    def expand(self, src_address, src_stride, size, mask_address, mask_stride, dst_address,
+               stride, itemsize):
+        """The inverse of :meth:`compress`: ``dst[i * stride] = src[k * src_stride]`` for the
+        ``k``-th true ``mask[i * mask_stride]``, ``i < size`` (``src_stride`` 0: one value for
+        all; else ``src`` has room for one value more than the mask selects)."""
+
     def where(self, plan, condition_address, x1_address, x2_address, out_address, itemsize):
         """``out = condition ? x1 : x2`` over a plan (:func:`.shared.plan.make_plan`) of the
         four layouts; the condition is bool, the others have items of ``itemsize`` bytes."""

@@ -181,17 +181,26 @@ def take_flat(x, indices):
     return out
 
 
-def compress_flat(x, mask):
-    """``x[mask]`` for a bool ``mask`` of ``x``'s shape, both 1-D or both C-contiguous, in one
-    kernel call; None for other layouts."""
+def _flat_mask(x, mask):
+    """``(mask, size, stride, mask_stride)``: a bool ``mask`` of ``x``'s shape (moved to
+    ``x``'s device) and both as one run of elements, when both are 1-D or C-contiguous; else
+    None."""
     if mask._device is not x._device and mask._device != x._device:
         mask = mask.to_device(x._device)
     if len(x._shape) == 1:
-        size, stride, mask_stride = x._shape[0], x._strides[0], mask._strides[0]
-    elif c_contiguous(x._shape, x._strides) and c_contiguous(mask._shape, mask._strides):
-        size, stride, mask_stride = size_of(x._shape), 1, 1
-    else:
+        return mask, x._shape[0], x._strides[0], mask._strides[0]
+    if c_contiguous(x._shape, x._strides) and c_contiguous(mask._shape, mask._strides):
+        return mask, size_of(x._shape), 1, 1
+    return None
+
+
+def compress_flat(x, mask):
+    """``x[mask]`` for a bool ``mask`` of ``x``'s shape, both 1-D or both C-contiguous, in one
+    kernel call; None for other layouts."""
+    flat = _flat_mask(x, mask)
+    if flat is None:
         return None
+    mask, size, stride, mask_stride = flat
     room = size
     if size * x._dtype.itemsize > _COUNT_FIRST:
         from ._searching_functions import count_nonzero
@@ -203,6 +212,28 @@ def compress_flat(x, mask):
 
 
 _COUNT_FIRST = 1 << 16  # bytes: a larger array's selection is counted before it is allocated
+
+
+def expand_flat(x, mask, value):
+    """``x[mask] = value`` (an ndarray, broadcast to the selection and cast to ``x``'s dtype)
+    for a bool ``mask`` as :func:`compress_flat` takes it, in one kernel call; False, with
+    nothing written, for other layouts."""
+    flat = _flat_mask(x, mask)
+    if flat is None:
+        return False
+    mask, size, stride, mask_stride = flat
+    if value.size == 1 and value.ndim <= 1:  # one value for all: no count needed
+        source, source_stride = ndarray._empty((), x._dtype, x._device), 0
+        source._assign(value._view(0, (), ()))
+    else:
+        from ._searching_functions import count_nonzero
+        count = int(count_nonzero(mask))
+        room = ndarray._empty((count + 1,), x._dtype, x._device)  # the kernel reads one more
+        source, source_stride = room._view(0, (count,), (1,)), 1
+        source._assign(value)
+    backend_of(x._device).expand(source._address, source_stride, size, mask._address,
+                                 mask_stride, x._address, stride, x._dtype.itemsize)
+    return True
 
 
 def gather_offsets(x, shape, offsets):

@@ -439,6 +439,11 @@ def test_array_indexing_gathers_and_scatters_on_the_device():
         assert selected.device == CUDA
         np.testing.assert_array_equal(to_numpy(selected),
                                       values[1, ::-2][to_numpy(mask)[::-1]])
+    for value in (xp.asarray(-1.0, device=CUDA), xp.asarray([-1.0, -2.0], device=CUDA)):
+        z, expected = xp.asarray(values, device=CUDA), values.copy()
+        z[1, ::-2][xp.asarray([True, False, True], device=CUDA)] = value
+        expected[1, ::-2][[True, False, True]] = to_numpy(value)
+        np.testing.assert_array_equal(to_numpy(z), expected)
     with pytest.raises(IndexError, match="index -4 is out of bounds for axis 0 with size 3"):
         row[xp.asarray([0, -4], device=CUDA)]
     taken = xp.take(x[::-1], xp.asarray([5, 0, -1], device=CUDA), axis=1)

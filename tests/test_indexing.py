@@ -44,6 +44,15 @@ def test_mask_of_the_whole_shape_matches_numpy(a, data):
         mask = np.ascontiguousarray(mask)
         a = np.ascontiguousarray(a)
     assert np.array_equal(to_numpy(xp.asarray(a)[xp.asarray(mask)]), a[mask])
+    # writes: one value, a one-element array, or one value per selected element
+    count = int(mask.sum())
+    for value in (np.array(7), np.array([5]), np.arange(count)[::-1]):
+        expected, x = a.copy(), xp.asarray(a.copy())
+        expected[mask] = value.astype(a.dtype)
+        x[xp.asarray(mask)] = xp.asarray(value.astype(a.dtype))
+        assert np.array_equal(to_numpy(x), expected)
+    with pytest.raises(ValueError):
+        xp.asarray(a.copy())[xp.asarray(mask)] = xp.asarray(np.zeros(count + 2, a.dtype))
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "float32", "float64"])

@@ -539,14 +539,32 @@ def compress(src_address, size, stride, mask_address, mask_stride, dst_address, 
     """The items ``src[i * stride]`` whose ``mask[i * mask_stride]`` is true, gathered in order
     on CUDA device ``index`` (see :meth:`dlnumba._backend.Backend.compress`): the mask is read
     on the host."""
+    selected = _selected(size, mask_address, mask_stride, index)
+    gather(src_address, selected * stride, dst_address, itemsize, index)
+    return selected.size
+
+
+def expand(src_address, src_stride, size, mask_address, mask_stride, dst_address, stride,
+           itemsize, index):
+    """The inverse of :func:`compress` on CUDA device ``index`` (see
+    :meth:`dlnumba._backend.Backend.expand`): the mask is read on the host."""
+    selected = _selected(size, mask_address, mask_stride, index)
+    if src_stride == 0 and selected.size:  # one value for every selected element
+        copies, owner = allocate(selected.size * itemsize, index=index)
+        gather(src_address, np.zeros(selected.size, np.int64), copies, itemsize, index)
+        src_address = copies
+    scatter(src_address, selected * stride, dst_address, itemsize, index)
+
+
+def _selected(size, mask_address, mask_stride, index):
+    """The positions ``i < size`` of the true elements ``mask[i * mask_stride]`` of a bool
+    mask on CUDA device ``index``, read on the host."""
     if size == 0:
-        return 0
+        return np.empty(0, np.int64)
     low = min(0, (size - 1) * mask_stride)
     flags = np.empty((size - 1) * abs(mask_stride) + 1, np.uint8)
     download(flags.ctypes.data, mask_address + low, flags.nbytes, index)
-    selected = np.flatnonzero(flags[np.arange(size) * mask_stride - low])
-    gather(src_address, selected * stride, dst_address, itemsize, index)
-    return selected.size
+    return np.flatnonzero(flags[np.arange(size) * mask_stride - low])
 
 
 def scatter(src_address, offsets, dst_address, itemsize, index):

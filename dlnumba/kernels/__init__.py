@@ -22,7 +22,7 @@ from .walk import Direct
 _INT64 = np.dtype(np.int64)
 
 __all__ = ["allocate", "apply_elementwise", "arg_reduce_array", "check_pointer", "compress",
-           "copy_array",
+           "copy_array", "expand",
            "elementwise_job", "gather", "hand_over", "linspace", "nonzero", "reduce_array",
            "scan_array", "scatter", "take", "where", "zero_triangle"]
 
@@ -65,9 +65,18 @@ def compress(src_address, size, stride, mask_address, mask_stride, dst_address, 
     return (_COMPRESS.get(itemsize) or _COMPRESS.entry(itemsize, arguments))(*arguments)
 
 
-_GATHER, _SCATTER, _TAKE, _COMPRESS = (Direct(indexing.gather), Direct(indexing.scatter),
-                                       Direct(indexing.take),
-                                       Direct(indexing.compress))  # by item size
+def expand(src_address, src_stride, size, mask_address, mask_stride, dst_address, stride,
+           itemsize):
+    """``dst[i * stride] = src[k * src_stride]`` for the ``k``-th true ``mask[i * mask_stride]``
+    (the inverse of :func:`compress`; ``src_stride`` 0 writes one value everywhere)."""
+    arguments = (src_address, src_stride, size, mask_address, mask_stride, dst_address, stride,
+                 UNITS[itemsize], UNITS[1])
+    (_EXPAND.get(itemsize) or _EXPAND.entry(itemsize, arguments))(*arguments)
+
+
+_GATHER, _SCATTER, _TAKE, _COMPRESS, _EXPAND = (
+    Direct(indexing.gather), Direct(indexing.scatter), Direct(indexing.take),
+    Direct(indexing.compress), Direct(indexing.expand))  # by item size
 
 
 def where(plan, condition_address, x1_address, x2_address, out_address, itemsize):

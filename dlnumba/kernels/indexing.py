@@ -115,6 +115,23 @@ def compress(src_address, size, stride, mask_address, mask_stride, dst_address, 
 
 
 @njit(cache=True, nogil=True)
+def expand(src_address, src_stride, size, mask_address, mask_stride, dst_address, stride, unit,
+           flag_unit):
+    """``dst[i * stride] = src[k * src_stride]`` for the ``k``-th true bool
+    ``mask[i * mask_stride]`` (read through ``flag_unit``, uint8), ``i < size``; ``src`` has
+    room for one value more than the mask selects."""
+    src = _typed_pointer(src_address, unit)
+    dst = _typed_pointer(dst_address, unit)
+    mask = _typed_pointer(mask_address, flag_unit)
+    k = 0
+    for i in range(size):  # every element is rewritten: no branch to mispredict
+        selected = mask[i * mask_stride] != 0
+        value = src[k * src_stride]
+        dst[i * stride] = value if selected else dst[i * stride]
+        k += selected
+
+
+@njit(cache=True, nogil=True)
 def scatter(src_address, offsets, dst_address, unit):
     """``dst[offsets[k]] = src[k]`` from a contiguous ``src`` of units (later writes win)."""
     src = _typed_pointer(src_address, unit)
