@@ -109,9 +109,13 @@ def on_host(function: _F) -> _F:
 def _device_of(name, args, kwargs):
     """The one device of the arrays among the arguments and of a ``device`` argument (CPU when
     there is none)."""
-    if not kwargs and args and type(args[0]) is ndarray and all(
-            type(value) is ndarray and value._device is args[0]._device for value in args):
-        return args[0]._device  # the common case, kept lean
+    if args and not kwargs and type(args[0]) is ndarray:  # arrays only: kept lean
+        found = args[0]._device
+        for value in args:
+            if type(value) is not ndarray or value._device is not found:
+                break
+        else:
+            return found
     found = as_device(kwargs["device"]) if kwargs.get("device") is not None else None
     for value in (*args, *kwargs.values()) if kwargs else args:
         for item in value if type(value) in (list, tuple) else (value,):

@@ -102,9 +102,9 @@ def matmul(x1: ndarray, x2: ndarray, /) -> ndarray:
         For 0-d operands, contracted sizes that differ and batches that do not broadcast.
     """
     dtype = check_pair("matmul", x1, x2, min_ndim=1)
-    a = x1 if x1.ndim > 1 else x1._view(0, (1,) + x1.shape, (0,) + x1._strides)
-    b = x2 if x2.ndim > 1 else x2._view(0, x2.shape + (1,), x2._strides + (0,))
-    if a.shape[-1] != b.shape[-2]:
+    a = x1 if len(x1._shape) > 1 else x1._view(0, (1,) + x1._shape, (0,) + x1._strides)
+    b = x2 if len(x2._shape) > 1 else x2._view(0, x2._shape + (1,), x2._strides + (0,))
+    if a._shape[-1] != b._shape[-2]:
         raise ValueError(f"matmul: shapes {x1.shape} and {x2.shape} do not match: the last "
                          "dimension of x1 must equal the second last (or only) of x2")
     result = product(a, b, dtype)
