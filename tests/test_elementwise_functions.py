@@ -855,6 +855,22 @@ def test_large_arrays_take_the_threaded_path():
           ["reversed", "contiguous"])
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int16", "float16", "bfloat16", "float32", "float64",
+                                   "complex128"])
+def test_large_strided_inputs_are_gathered_in_blocks(dtype):
+    """A large unary call on a strided input gathers it block by block (into a contiguous
+    output): every block boundary, and a run shorter than a block, read as NumPy does."""
+    rng = np.random.default_rng(1)
+    for shape in ((40_000,), (301, 67)):  # one long run; many runs of 67 (one short block)
+        a = rng.standard_normal(shape) * 3
+        values = logical(a + 1j * a[::-1] if dtype == "complex128" else a, dtype)
+        for name in ("exp", "negative", "abs") if dtype != "bool" else ("logical_not",):
+            if name != "exp" or group(dtype) in ("float", "complex"):
+                check(name, [values], [dtype], ["strided"])
+                check(name, [values], [dtype], ["reversed"])
+
+
+
 # ---------------------------------------------------------------- special cases of the standard
 
 class Unsigned:

@@ -26,7 +26,7 @@ from ..shared.scalar import apply
 from ..shared.tags import TAGS, signature_tag, unpack
 from .copy import copy_array
 from .threads import PARALLEL_BYTES, THREADS, VECTORIZED_SIZE, run_in_parallel
-from .transfer import _typed_pointer
+from .transfer import _typed_pointer, stack_values
 from .walk import advance, byte_layout, compile_run, entry_point, odometer, walk
 
 @functools.lru_cache(maxsize=None)
@@ -53,6 +53,9 @@ def strided_run(signature):
     return compile_run(run)
 
 
+_GATHERED = 64  # elements of a strided input gathered at a time (on the stack)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def unary(signature, layout, x_address, out_address):
     """``out = op(x)`` over a planned layout: ``layout``'s rows are the shape and the strides
@@ -73,6 +76,15 @@ def unary(signature, layout, x_address, out_address):
             for i in range(inner):
                 out[bo + i] = store(apply(op, convert(x[bx + i], x_tag, compute_tag)),
                                      out_tag)
+        elif so == 1:  # a strided input, gathered block by block: the operation vectorizes
+            block = stack_values(x_tag, _GATHERED)
+            for start in range(0, inner, _GATHERED):
+                count = min(_GATHERED, inner - start)
+                for i in range(count):
+                    block[i] = x[bx + (start + i) * sx]
+                for i in range(count):
+                    out[bo + start + i] = store(apply(op, convert(block[i], x_tag, compute_tag)),
+                                                out_tag)
         else:
             for i in range(inner):
                 out[bo + i * so] = store(

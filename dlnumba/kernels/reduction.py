@@ -16,8 +16,7 @@ import functools
 
 import numpy as np
 from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic, overload
+from numba.extending import overload
 
 from .. import _dtypes
 from .._native import copy_memory
@@ -29,7 +28,7 @@ from ..shared.reductions import (COMBINE_PARTIALS, OP_TAGS, OPERATIONS, beyond, 
 from ..shared.tags import TAGS, storage
 from .copy import copy_array
 from .threads import PARALLEL_BYTES, THREADS, VECTORIZED_SIZE, run_in_parallel
-from .transfer import _typed_pointer
+from .transfer import _typed_pointer, stack_values
 from .walk import advance, byte_layout, compile_run, odometer, walk_entry
 
 _BLOCK = 128
@@ -45,7 +44,7 @@ def _block(op, x, start, n, stride, x_tag, acc_tag):
         for i in range(n):
             r = combine(op, r, load(op, x[start + i * stride], x_tag, acc_tag))
         return r
-    slots = _stack(acc_tag)
+    slots = stack_values(acc_tag, 8)
     for j in range(8):
         slots[j] = load(op, x[start + j * stride], x_tag, acc_tag)
     full = n - n % 8
@@ -67,18 +66,6 @@ def _block(op, x, start, n, stride, x_tag, acc_tag):
 # to compile than the call.
 _inlined_block = njit(nogil=True, error_model="numpy", inline="always")(_block)
 _called_block = njit(nogil=True, error_model="numpy")(_block)
-
-
-@intrinsic
-def _stack(typingctx, acc_tag):
-    """Room on the stack for 64 values of the accumulator's type: a pairwise reduction's
-    partial results, or a block's 8 accumulators."""
-    dtype = storage(acc_tag.dtype)
-
-    def codegen(context, builder, signature, args):
-        return cgutils.alloca_once(builder, context.get_value_type(dtype), size=64)
-
-    return types.CPointer(dtype)(acc_tag), codegen
 
 
 def _run(op, x, start, n, stride, x_tag, acc_tag):
@@ -124,7 +111,7 @@ def _pairwise_run(op, x, start, n, stride, x_tag, acc_tag):
         if stride == 1:  # the block inlined with a constant stride: contiguous loads vectorize
             return _inlined_block(op, x, start, n, 1, x_tag, acc_tag)
         return _inlined_block(op, x, start, n, stride, x_tag, acc_tag)
-    stack = _stack(acc_tag)
+    stack = stack_values(acc_tag, 64)  # a pairwise reduction's partial results
     depth = 0
     for count in range((n + _BLOCK - 1) // _BLOCK):
         first = count * _BLOCK
@@ -140,7 +127,7 @@ def _pairwise_run(op, x, start, n, stride, x_tag, acc_tag):
 @njit(nogil=True, error_model="numpy")
 def _pairwise_strided_run(op, x, start, n, stride, x_tag, acc_tag):
     """:func:`_pairwise_run` with one strided block loop: the same sums, a quarter of the code."""
-    stack = _stack(acc_tag)
+    stack = stack_values(acc_tag, 64)  # a pairwise reduction's partial results
     depth = 0
     for count in range((n + _BLOCK - 1) // _BLOCK):
         first = count * _BLOCK

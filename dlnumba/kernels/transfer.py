@@ -18,6 +18,7 @@ large as both dimensions walks them plainly. Small arrays take :func:`transfer_r
 import functools
 
 from numba import njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from ..shared.conversions import convert
@@ -34,6 +35,20 @@ def _typed_pointer(typingctx, address, tag):
         return builder.inttoptr(args[0], context.get_value_type(pointer_type))
 
     return pointer_type(types.intp, tag), codegen
+
+
+@intrinsic
+def stack_values(typingctx, tag, count):
+    """Room on the stack for ``count`` (a literal int) items of ``tag``'s storage type."""
+    if not isinstance(count, types.IntegerLiteral):
+        return None
+    dtype = storage(tag.dtype)
+
+    def codegen(context, builder, signature, args):
+        return cgutils.alloca_once(builder, context.get_value_type(dtype),
+                                   size=count.literal_value)
+
+    return types.CPointer(dtype)(tag, count), codegen
 
 
 _memcpy = types.ExternalFunction("memcpy", types.voidptr(types.voidptr, types.voidptr, types.intp))
