@@ -358,8 +358,11 @@ class ndarray(ArrayBase):
         elif not isinstance(value, ndarray):
             from ._creation_functions import asarray
             value = asarray(value, dtype=None if hasattr(value, "__dlpack__") else self._dtype)
-        if (type(key) is ndarray and key._dtype is bool_ and key._shape == self._shape
-                and _indexing.expand_flat(self, key, value)):
+        if type(key) is ndarray and (
+                key._dtype is bool_ and key._shape == self._shape
+                and _indexing.expand_flat(self, key, value)
+                or key._dtype.kind in INTEGER and len(key._shape) == 1 == len(self._shape)
+                and _indexing.put_flat(self, key, value)):
             return
         key = _indexing.numpy_index(key)
         if _indexing.is_array_index(key):

@@ -76,6 +76,13 @@ class Backend(Protocol):
         ``itemsize`` bytes; ``wrap`` adds ``size`` to a negative index. Returns the position of
         the first index outside ``[-size, size)``, or -1."""
 
+    def put(self, src_address, src_stride, index_address, count, dst_address, size, stride,
+            itemsize):
+        """The inverse of :meth:`take`: ``dst[wrap(index[k]) * stride] = src[k * src_stride]``
+        (``src_stride`` 0: one value for all), later writes winning; nothing is written unless
+        every index is in ``[-size, size)``. Returns the position of the first that is not, or
+        -1."""
+
     def compress(self, src_address, size, stride, mask_address, mask_stride, dst_address,
                  itemsize):
         """Write the items ``src[i * stride]`` (of ``itemsize`` bytes) whose bool

@@ -165,20 +165,61 @@ def gather_index(x, key):
     return gather_offsets(x, shape, offsets)
 
 
-def take_flat(x, indices):
-    """``x[indices]`` for a 1-D ``x`` and 1-D integer ``indices``, in one kernel call."""
-    if indices._dtype is uint64:  # its values beyond int64 are checked before the cast
-        return _take_along(x, indices, 0, indices._shape)
+def _flat_indices(x, indices):
+    """1-D integer ``indices`` as C-contiguous int64 on ``x``'s device; None for uint64 ones,
+    whose values beyond int64 must be checked before a cast."""
+    if indices._dtype is uint64:
+        return None
     if indices._dtype is not int64 or indices._strides != (1,) or (
             indices._device is not x._device and indices._device != x._device):
         indices = indices.to_device(x._device)._copy(int64)
-    out = ndarray._empty(indices._shape, x._dtype, x._device)
-    bad = backend_of(x._device).take(x._address, x._shape[0], x._strides[0], indices._address,
-                                     indices._shape[0], out._address, x._dtype.itemsize)
+    return indices
+
+
+def _check_flat(x, indices, bad):
     if bad >= 0:
         raise IndexError(f"index {int(indices[bad])} is out of bounds for axis 0 with size "
                          f"{x._shape[0]}")
+
+
+def take_flat(x, indices):
+    """``x[indices]`` for a 1-D ``x`` and 1-D integer ``indices``, in one kernel call."""
+    flat = _flat_indices(x, indices)
+    if flat is None:
+        return _take_along(x, indices, 0, indices._shape)
+    out = ndarray._empty(flat._shape, x._dtype, x._device)
+    _check_flat(x, flat, backend_of(x._device).take(
+        x._address, x._shape[0], x._strides[0], flat._address, flat._shape[0], out._address,
+        x._dtype.itemsize))
     return out
+
+
+def put_flat(x, indices, value):
+    """``x[indices] = value`` (an ndarray, broadcast to the indices and cast to ``x``'s
+    dtype) for a 1-D ``x`` and 1-D integer ``indices``, in one kernel call; False, with
+    nothing written, for uint64 indices."""
+    flat = _flat_indices(x, indices)
+    if flat is None:
+        return False
+    source, source_stride = _source(x, value, flat._shape[0])
+    _check_flat(x, flat, backend_of(x._device).put(
+        source._address, source_stride, flat._address, flat._shape[0], x._address,
+        x._shape[0], x._strides[0], x._dtype.itemsize))
+    return True
+
+
+def _source(x, value, count):
+    """``value`` (an ndarray) as ``count`` values of ``x``'s dtype on its device, and their
+    stride: one value and stride 0 when it has one element; else ``count`` of them (with room
+    for one more: :meth:`Backend.expand` reads it), stride 1."""
+    if value.size == 1 and value.ndim <= 1:
+        source = ndarray._empty((), x._dtype, x._device)
+        source._assign(value._view(0, (), ()))
+        return source, 0
+    room = ndarray._empty((count + 1,), x._dtype, x._device)
+    source = room._view(0, (count,), (1,))
+    source._assign(value)
+    return source, 1
 
 
 def _flat_mask(x, mask):
@@ -223,14 +264,10 @@ def expand_flat(x, mask, value):
         return False
     mask, size, stride, mask_stride = flat
     if value.size == 1 and value.ndim <= 1:  # one value for all: no count needed
-        source, source_stride = ndarray._empty((), x._dtype, x._device), 0
-        source._assign(value._view(0, (), ()))
+        source, source_stride = _source(x, value, 1)
     else:
         from ._searching_functions import count_nonzero
-        count = int(count_nonzero(mask))
-        room = ndarray._empty((count + 1,), x._dtype, x._device)  # the kernel reads one more
-        source, source_stride = room._view(0, (count,), (1,)), 1
-        source._assign(value)
+        source, source_stride = _source(x, value, int(count_nonzero(mask)))
     backend_of(x._device).expand(source._address, source_stride, size, mask._address,
                                  mask_stride, x._address, stride, x._dtype.itemsize)
     return True

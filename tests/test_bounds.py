@@ -240,8 +240,26 @@ def test_flat_take_out_of_range_raises(dtype):
             xp.take(x, index)
         with pytest.raises(IndexError, match=message):
             x[index]
+        with pytest.raises(IndexError, match=message):
+            x[index] = 7  # nothing is written
+        assert x._numpy().tolist() == [3, 2, 1, 0]
     index = xp.asarray(np.array([3, 0, 1], dtype=str(dtype)))[::-2]
     assert xp.take(x, index)._numpy().tolist() == x[index]._numpy().tolist() == [2, 0]
+
+
+def test_threaded_take_names_the_first_bad_index():
+    """A gather large enough for the threads: the first index out of bounds, in order, is
+    named, whichever thread found it; in bounds, the result is NumPy's."""
+    values = np.arange(1000.0)
+    indices = np.random.default_rng(0).integers(-1000, 1000, 400_000)
+    assert np.array_equal(xp.take(xp.asarray(values), xp.asarray(indices))._numpy(),
+                          values[indices])
+    indices[[300_000, 399_999]] = 1000, -1001
+    with pytest.raises(IndexError, match="index 1000 is out of bounds for axis 0 with size 1000"):
+        xp.asarray(values)[xp.asarray(indices)]
+    indices[100] = 5000
+    with pytest.raises(IndexError, match="index 5000 is out of bounds"):
+        xp.asarray(values)[xp.asarray(indices)]
 
 
 @pytest.mark.parametrize("value", [2**63, -2**70, 4, -5])

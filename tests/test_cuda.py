@@ -446,6 +446,13 @@ def test_array_indexing_gathers_and_scatters_on_the_device():
         np.testing.assert_array_equal(to_numpy(z), expected)
     with pytest.raises(IndexError, match="index -4 is out of bounds for axis 0 with size 3"):
         row[xp.asarray([0, -4], device=CUDA)]
+    for value in (xp.asarray(-1.0, device=CUDA), xp.asarray([-1.0, -2.0, -3.0], device=CUDA)):
+        z, expected = xp.asarray(values, device=CUDA), values.copy()
+        z[1, ::-2][xp.asarray([2, 0, 2], device=CUDA)] = value
+        expected[1, ::-2][[2, 0, 2]] = to_numpy(value)
+        np.testing.assert_array_equal(to_numpy(z), expected)
+    with pytest.raises(IndexError, match="index 3 is out of bounds for axis 0 with size 3"):
+        row[xp.asarray([0, 3], device=CUDA)] = 1.0
     taken = xp.take(x[::-1], xp.asarray([5, 0, -1], device=CUDA), axis=1)
     np.testing.assert_array_equal(to_numpy(taken), values[::-1][:, [5, 0, -1]])
     indices = np.array([[1], [0], [5], [2]])

@@ -143,6 +143,23 @@ def test_flat_take_matches_numpy(a, data):
     assert np.array_equal(to_numpy(x[index]), expected)
 
 
+@given(strided_arrays(max_dims=1), st.data())
+def test_flat_integer_setitem_matches_numpy(a, data):
+    """``x[indices] = value`` on a 1-D array in one call: repeated indices (the last write
+    wins, as in NumPy), one value or one per index, strided indices."""
+    n = a.shape[0]
+    if n == 0:
+        return
+    values = data.draw(hnp.arrays(np.int32, data.draw(st.integers(0, 12)),
+                                  elements=st.integers(-n, n - 1)))[::data.draw(
+                                      st.sampled_from([1, -1, 2]))]
+    for value in (np.array(1), np.arange(values.size) % 2 == 0):
+        expected, x = a.copy(), xp.asarray(a.copy())
+        expected[values] = value.astype(a.dtype)
+        x[xp.asarray(values)] = xp.asarray(value.astype(a.dtype))
+        assert np.array_equal(to_numpy(x), expected)
+
+
 @given(strided_arrays(), st.data())
 def test_take_along_axis_matches_numpy(a, data):
     axis = data.draw(st.integers(-a.ndim, a.ndim - 1))

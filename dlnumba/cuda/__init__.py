@@ -35,7 +35,7 @@ __all__ = ["SIMULATOR", "Backend", "check_device", "device_count", "register_jit
 _KERNEL_MODULES = {
     "apply_elementwise": "._kernels", "arg_reduce_array": "._kernels",
     "compress": "._kernels", "copy_array": "._kernels", "expand": "._kernels",
-    "gather": "._kernels",
+    "gather": "._kernels", "put": "._kernels",
     "reduce_array": "._kernels", "scan_array": "._kernels", "scatter": "._kernels",
     "take": "._kernels",
     "nonzero": "._searching", "where": "._searching",

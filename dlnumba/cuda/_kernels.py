@@ -524,15 +524,32 @@ def take(src_address, size, stride, index_address, count, dst_address, itemsize,
     """``dst[k] = src[wrap(indices[k]) * stride]`` on CUDA device ``index``, for ``count``
     int64 indices there (see :meth:`dlnumba._backend.Backend.take`): the indices are checked
     on the host, then gathered."""
+    indices, bad = _wrapped(index_address, count, size, index)
+    if bad < 0:
+        gather(src_address, indices * stride, dst_address, itemsize, index)
+    return bad
+
+
+def put(src_address, src_stride, index_address, count, dst_address, size, stride, itemsize,
+        index):
+    """The inverse of :func:`take` on CUDA device ``index`` (see
+    :meth:`dlnumba._backend.Backend.put`): the indices are checked on the host."""
+    indices, bad = _wrapped(index_address, count, size, index)
+    if bad < 0:
+        _scatter_values(src_address, src_stride, indices * stride, dst_address, itemsize, index)
+    return bad
+
+
+def _wrapped(index_address, count, size, index):
+    """The ``count`` int64 indices at ``index_address`` on CUDA device ``index``, read on the
+    host with ``size`` added to negative ones, and the position of the first outside
+    ``[0, size)`` (-1: none)."""
     indices = np.empty(count, np.int64)
     if count:
         download(indices.ctypes.data, index_address, indices.nbytes, index)
     indices[indices < 0] += size
     bad = np.flatnonzero((indices < 0) | (indices >= size))
-    if bad.size:
-        return int(bad[0])
-    gather(src_address, indices * stride, dst_address, itemsize, index)
-    return -1
+    return indices, int(bad[0]) if bad.size else -1
 
 
 def compress(src_address, size, stride, mask_address, mask_stride, dst_address, itemsize, index):
@@ -549,11 +566,16 @@ def expand(src_address, src_stride, size, mask_address, mask_stride, dst_address
     """The inverse of :func:`compress` on CUDA device ``index`` (see
     :meth:`dlnumba._backend.Backend.expand`): the mask is read on the host."""
     selected = _selected(size, mask_address, mask_stride, index)
-    if src_stride == 0 and selected.size:  # one value for every selected element
-        copies, owner = allocate(selected.size * itemsize, index=index)
-        gather(src_address, np.zeros(selected.size, np.int64), copies, itemsize, index)
+    _scatter_values(src_address, src_stride, selected * stride, dst_address, itemsize, index)
+
+
+def _scatter_values(src_address, src_stride, offsets, dst_address, itemsize, index):
+    """:func:`scatter` from a contiguous ``src``, or (``src_stride`` 0) of one value."""
+    if src_stride == 0 and offsets.size:
+        copies, owner = allocate(offsets.size * itemsize, index=index)
+        gather(src_address, np.zeros(offsets.size, np.int64), copies, itemsize, index)
         src_address = copies
-    scatter(src_address, selected * stride, dst_address, itemsize, index)
+    scatter(src_address, offsets, dst_address, itemsize, index)
 
 
 def _selected(size, mask_address, mask_stride, index):

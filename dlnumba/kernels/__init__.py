@@ -17,6 +17,7 @@ from .copy import copy_array
 from .elementwise import apply_elementwise, elementwise_job
 from .reduction import arg_reduce_array, reduce_array, scan_array
 from .sorting import key_layout
+from .threads import PARALLEL_BYTES, THREADS, run_in_parallel
 from .walk import Direct
 
 _INT64 = np.dtype(np.int64)
@@ -24,7 +25,7 @@ _INT64 = np.dtype(np.int64)
 __all__ = ["allocate", "apply_elementwise", "arg_reduce_array", "check_pointer", "compress",
            "copy_array", "expand",
            "elementwise_job", "gather", "hand_over", "linspace", "nonzero", "reduce_array",
-           "scan_array", "scatter", "take", "where", "zero_triangle"]
+           "put", "scan_array", "scatter", "take", "where", "zero_triangle"]
 
 
 def check_pointer(address):
@@ -51,10 +52,27 @@ def scatter(src_address, offsets, dst_address, itemsize):
 
 def take(src_address, size, stride, index_address, count, dst_address, itemsize):
     """``dst[k] = src[wrap(index[k]) * stride]`` for ``count`` C-contiguous int64 indices at
-    ``index_address``; the position of the first index outside ``[-size, size)``, or -1."""
-    arguments = (src_address, size, stride, index_address, count, dst_address, UNITS[itemsize],
-                 UNITS[8])
-    return (_TAKE.get(itemsize) or _TAKE.entry(itemsize, arguments))(*arguments)
+    ``index_address``; the position of the first index outside ``[-size, size)``, or -1.
+    Large gathers are split across the threads."""
+    def arguments(start, end):
+        return (src_address, size, stride, index_address + 8 * start, end - start,
+                dst_address + itemsize * start, UNITS[itemsize], UNITS[8])
+
+    run = _TAKE.get(itemsize) or _TAKE.entry(itemsize, arguments(0, count))
+    if count * itemsize < PARALLEL_BYTES or THREADS == 1:
+        return run(*arguments(0, count))
+    starts = [count * k // THREADS for k in range(THREADS + 1)]
+    found = run_in_parallel(run, [arguments(a, b) for a, b in zip(starts, starts[1:])])
+    return next((start + bad for start, bad in zip(starts, found) if bad >= 0), -1)
+
+
+def put(src_address, src_stride, index_address, count, dst_address, size, stride, itemsize):
+    """``dst[wrap(index[k]) * stride] = src[k * src_stride]`` for ``count`` C-contiguous int64
+    indices, later writes winning; nothing is written unless every index is in
+    ``[-size, size)``. The position of the first that is not, or -1."""
+    arguments = (src_address, src_stride, index_address, count, dst_address, size, stride,
+                 UNITS[itemsize], UNITS[8])
+    return (_PUT.get(itemsize) or _PUT.entry(itemsize, arguments))(*arguments)
 
 
 def compress(src_address, size, stride, mask_address, mask_stride, dst_address, itemsize):
@@ -74,9 +92,9 @@ def expand(src_address, src_stride, size, mask_address, mask_stride, dst_address
     (_EXPAND.get(itemsize) or _EXPAND.entry(itemsize, arguments))(*arguments)
 
 
-_GATHER, _SCATTER, _TAKE, _COMPRESS, _EXPAND = (
+_GATHER, _SCATTER, _TAKE, _PUT, _COMPRESS, _EXPAND = (
     Direct(indexing.gather), Direct(indexing.scatter), Direct(indexing.take),
-    Direct(indexing.compress), Direct(indexing.expand))  # by item size
+    Direct(indexing.put), Direct(indexing.compress), Direct(indexing.expand))  # by item size
 
 
 def where(plan, condition_address, x1_address, x2_address, out_address, itemsize):

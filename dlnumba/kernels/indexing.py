@@ -100,6 +100,26 @@ def take(src_address, size, stride, index_address, count, dst_address, unit, ind
 
 
 @njit(cache=True, nogil=True)
+def put(src_address, src_stride, index_address, count, dst_address, size, stride, unit,
+        index_unit):
+    """``dst[wrap(index[k]) * stride] = src[k * src_stride]`` for ``count`` contiguous int64
+    indices (read through ``index_unit``, uint64), later writes winning; nothing is written
+    unless every index is in ``[-size, size)``. Return the position of the first that is not,
+    or -1."""
+    src = _typed_pointer(src_address, unit)
+    dst = _typed_pointer(dst_address, unit)
+    index = _typed_pointer(index_address, index_unit)
+    for k in range(count):
+        i = np.int64(index[k])
+        if i < -size or i >= size:
+            return k
+    for k in range(count):
+        i = np.int64(index[k])
+        dst[(i + size if i < 0 else i) * stride] = src[k * src_stride]
+    return -1
+
+
+@njit(cache=True, nogil=True)
 def compress(src_address, size, stride, mask_address, mask_stride, dst_address, unit, flag_unit):
     """Write the elements ``src[i * stride]`` whose bool ``mask[i * mask_stride]`` (read
     through ``flag_unit``, uint8) is true, in order, to a contiguous ``dst`` with room for

@@ -27,13 +27,13 @@ os.register_at_fork(after_in_child=_forget_engine_threads)
 
 def run_in_parallel(kernel, calls):
     """Run ``kernel(*args)`` for each argument tuple, the first on this thread and the others
-    on the engine's threads; return when all are done."""
+    on the engine's threads; return their results when all are done."""
     global _pool
     if _pool is None:
         _pool = concurrent.futures.ThreadPoolExecutor(THREADS - 1, "dlnumba-kernels")
     running = [_pool.submit(kernel, *args) for args in calls[1:]]
     try:
-        kernel(*calls[0])
+        first = kernel(*calls[0])
     finally:
-        for call in running:
-            call.result()
+        results = [call.result() for call in running]
+    return [first, *results]
