@@ -1,8 +1,10 @@
 """Array indexing: boolean masks, integer arrays, ``take`` and ``take_along_axis``.
 
 Reads gather the selected elements into a new C-contiguous array; writes scatter a value,
-broadcast and cast to the array's dtype, into them. Offsets come from ``kernels.indexing`` on
-the host (index arrays on a device are copied there); the gathers and scatters run where the
+broadcast and cast to the array's dtype, into them. A 1-D array indexed by 1-D integers, and a
+1-D or C-contiguous array indexed by a mask of its shape, take one backend call each (``take``,
+``put``, ``compress``, ``expand``). Other indices get their offsets from ``kernels.indexing``
+on the host (index arrays on a device are copied there); the gathers and scatters run where the
 array is, on the CPU or a CUDA device.
 """
 

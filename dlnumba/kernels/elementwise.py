@@ -11,7 +11,8 @@ function from :mod:`.shared.scalar`, and stored converted to the output's dtype.
 Small arrays run :func:`strided_run`'s runs under :func:`.walk.walk`: one strided loop per
 (operation, dtypes), quick to compile. Large arrays run :func:`unary` and :func:`binary`, whose
 innermost dimension has a contiguous fast path (and one for a broadcast scalar operand) that
-LLVM vectorizes.
+LLVM vectorizes; :func:`unary` gathers a strided input onto the stack, a block at a time, to
+run that path too.
 """
 
 import functools

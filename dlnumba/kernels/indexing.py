@@ -1,8 +1,12 @@
-"""Indexing kernels: element offsets from index arrays and masks, then gather and scatter.
+"""Indexing kernels: element offsets from index arrays and masks, gathers and scatters, and
+the one-call paths of 1-D selections.
 
-Every array-indexed read or write is two steps: compute the element offset (in the source's
-strides) of each selected element, then move the elements by offset as raw units. Offsets are
-int64 NumPy arrays; bounds are checked while they are computed.
+A general array-indexed read or write is two steps: compute the element offset (in the
+source's strides) of each selected element, then move the elements by offset as raw units.
+Offsets are int64 NumPy arrays; bounds are checked while they are computed. A selection along
+one run of elements (a 1-D array, or a C-contiguous one with a mask of its shape) is one call
+instead: :func:`take` and :func:`put` for integer indices, :func:`compress` and :func:`expand`
+for a mask, the last two without a branch per element.
 """
 
 import numpy as np
