@@ -214,7 +214,9 @@ def _source(x, value, count):
     """``value`` (an ndarray) as ``count`` values of ``x``'s dtype on its device, and their
     stride: one value and stride 0 when it has one element; else ``count`` of them (with room
     for one more: :meth:`Backend.expand` reads it), stride 1."""
-    if value.size == 1 and value.ndim <= 1:
+    if len(value._shape) <= 1 and size_of(value._shape) == 1:
+        if value._dtype is x._dtype and value._device is x._device:
+            return value, 0  # read in place
         source = ndarray._empty((), x._dtype, x._device)
         source._assign(value._view(0, (), ()))
         return source, 0
@@ -265,7 +267,7 @@ def expand_flat(x, mask, value):
     if flat is None:
         return False
     mask, size, stride, mask_stride = flat
-    if value.size == 1 and value.ndim <= 1:  # one value for all: no count needed
+    if len(value._shape) <= 1 and size_of(value._shape) == 1:  # one value: no count needed
         source, source_stride = _source(x, value, 1)
     else:
         from ._searching_functions import count_nonzero

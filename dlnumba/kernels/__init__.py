@@ -54,15 +54,15 @@ def take(src_address, size, stride, index_address, count, dst_address, itemsize)
     """``dst[k] = src[wrap(index[k]) * stride]`` for ``count`` C-contiguous int64 indices at
     ``index_address``; the position of the first index outside ``[-size, size)``, or -1.
     Large gathers are split across the threads."""
-    def arguments(start, end):
-        return (src_address, size, stride, index_address + 8 * start, end - start,
-                dst_address + itemsize * start, UNITS[itemsize], UNITS[8])
-
-    run = _TAKE.get(itemsize) or _TAKE.entry(itemsize, arguments(0, count))
+    arguments = (src_address, size, stride, index_address, count, dst_address, UNITS[itemsize],
+                 UNITS[8])
+    run = _TAKE.get(itemsize) or _TAKE.entry(itemsize, arguments)
     if count * itemsize < PARALLEL_BYTES or THREADS == 1:
-        return run(*arguments(0, count))
+        return run(*arguments)
     starts = [count * k // THREADS for k in range(THREADS + 1)]
-    found = run_in_parallel(run, [arguments(a, b) for a, b in zip(starts, starts[1:])])
+    found = run_in_parallel(run, [
+        (src_address, size, stride, index_address + 8 * a, b - a, dst_address + itemsize * a,
+         *arguments[6:]) for a, b in zip(starts, starts[1:])])
     return next((start + bad for start, bad in zip(starts, found) if bad >= 0), -1)
 
 
