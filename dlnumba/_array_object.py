@@ -424,11 +424,24 @@ class ndarray(ArrayBase):
 
 
 def scalar_source(value, dtype):
-    """A 0-d host array holding the Python scalar ``value`` for storing into ``dtype``
-    (bfloat16 values go through float32, rounded by the engine)."""
+    """A read-only 0-d host array holding the Python scalar ``value`` for storing into
+    ``dtype`` (bfloat16 values go through float32, rounded by the engine); the same array
+    for the same bool, int or float (but a zero or NaN, whose key would lose its bits)."""
+    key = (type(value), value, dtype)
+    source = _SOURCES.get(key)
+    if source is not None:
+        return source
     encoded = np.array(value, dtype=np.float32 if dtype is bfloat16 else dtype.storage)
-    return ndarray._new(buffer_address(encoded), (), (),
-                        float32 if dtype is bfloat16 else dtype, CPU, encoded, True)
+    source = ndarray._new(buffer_address(encoded), (), (),
+                          float32 if dtype is bfloat16 else dtype, CPU, encoded, True)
+    if type(value) is not complex and (type(value) is not float or value and value == value):
+        if len(_SOURCES) >= 1024:
+            _SOURCES.clear()
+        _SOURCES[key] = source
+    return source
+
+
+_SOURCES = {}  # (type, value, dtype) -> scalar_source's array, for the scalars most used
 
 
 # ndarray._new(address, shape, strides, dtype, device, owner, readonly) wraps memory: the
