@@ -1575,3 +1575,18 @@ def test_scalar_float_values_are_rounded_to_the_array_dtype():
     assert to_numpy(xp.subtract(f, 0.1)).tolist() == [0.0]
     h = xp.asarray(np.array([65504.0], np.float16))
     assert to_numpy(xp.add(h, 1e6)).tolist() == [inf]
+
+
+def test_scalar_operands_keep_their_sign_and_dtype():
+    """The 0-d arrays made for Python scalars are kept for reuse: a reused one must be the
+    same value in the same dtype (+0 and -0, 1 and True and 1.0 are different operands)."""
+    x = xp.asarray([1.0, -2.0])
+    for _ in range(2):
+        assert np.signbit(to_numpy(x * 0.0)).tolist() == [False, True]
+        assert np.signbit(to_numpy(x * -0.0)).tolist() == [True, False]
+        assert np.signbit(to_numpy(x * complex(-0.0, 0.0)).real).tolist() == [True, False]
+    i = xp.asarray([3], dtype=xp.int8)
+    for _ in range(2):
+        assert (i + 1).dtype == xp.int8 and (i + True).dtype == xp.int8
+        assert (i + 1.0).dtype == xp.float64 and (i + 1.0)[0] == 4.0
+    assert xp.isnan(x + float("nan"))[0] and (x + float("inf"))[0] == float("inf")
