@@ -102,6 +102,8 @@ def matmul(x1: ndarray, x2: ndarray, /) -> ndarray:
         For 0-d operands, contracted sizes that differ and batches that do not broadcast.
     """
     dtype = check_pair("matmul", x1, x2, min_ndim=1)
+    if len(x1._shape) == len(x2._shape) == 2 and x1._shape[1] == x2._shape[0]:
+        return product(x1, x2, dtype)  # the common case, kept lean
     a = x1 if len(x1._shape) > 1 else x1._view(0, (1,) + x1._shape, (0,) + x1._strides)
     b = x2 if len(x2._shape) > 1 else x2._view(0, x2._shape + (1,), x2._strides + (0,))
     if a._shape[-1] != b._shape[-2]:
@@ -127,7 +129,9 @@ def product(a, b, dtype):
     (m, k), n = a._shape[-2:], b._shape[-1]
     out = ndarray._empty(batch + (m, n), compute, zero=k == 0)
     if m and n and k:
-        a, b = packed(a, compute), packed(b, compute)
+        if not (a._dtype is b._dtype is compute and a._strides == c_strides(a._shape)
+                and b._strides == c_strides(b._shape)):  # else one or both need packing
+            a, b = packed(a, compute), packed(b, compute)
         if not batch:
             first = second = _FIRST
         elif (size_of(b._shape[:-2]) == 1 and a._shape[:-2] == batch
