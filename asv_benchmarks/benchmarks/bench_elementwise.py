@@ -1,8 +1,8 @@
 """Elementwise functions: dlnumba against NumPy and PyTorch on the same operands, in the same
 run.
 
-Binary ``add`` and ``multiply`` and unary ``exp`` and ``sqrt`` on operands laid out
-``contiguous``, ``transposed`` (2-D) or ``stride2``: ``TimeElementwise`` on 4M elements of
+Binary ``add`` and ``multiply`` and unary ``exp``, ``sqrt``, ``log`` and ``sin`` on operands
+laid out ``contiguous``, ``transposed`` (2-D) or ``stride2``: ``TimeElementwise`` on 4M elements of
 float32 and float64, ``TimeSmallElementwise`` 100 calls on 16 float32 elements (the per-call
 overhead). Results are checked against NumPy's (to a few ULP) once per process.
 """
@@ -11,7 +11,7 @@ import numpy as np
 
 from ._common import CALLS, assert_matches, cached, check_once, convert, namespace
 
-FUNCTIONS = ["add", "multiply", "exp", "sqrt"]
+FUNCTIONS = ["add", "multiply", "exp", "sqrt", "log", "sin"]
 LAYOUTS = ["contiguous", "transposed", "stride2"]
 LIBRARIES = ["dlnumba", "numpy", "torch"]
 
