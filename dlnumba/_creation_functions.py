@@ -16,7 +16,7 @@ from ._capi import CapsuleType
 from ._devices import CPU, as_device
 from ._dtypes import (PYTHON_TYPES, FLOATING, REAL_NUMERIC, as_dtype, bfloat16, complex128,
                       float64, from_numpy_dtype, int64)
-from ._layout import MAX_NDIM, size_of
+from ._layout import MAX_NDIM, c_strides, size_of
 from ._mode import is_strict
 from ._native import buffer_address
 
@@ -167,10 +167,11 @@ def _from_python(obj, dtype):
                         "ragged")
     if dtype is not None:  # converted from the Python values, so that out-of-range ints raise
         values = np.asarray(obj, dtype=np.float32 if dtype is bfloat16 else dtype.storage)
-    source = ndarray._new(buffer_address(values), values.shape,
-                          tuple(s // values.itemsize for s in values.strides),
-                          from_numpy_dtype(values.dtype), CPU, values, True)
-    return source._copy(dtype)
+    found = from_numpy_dtype(values.dtype)
+    # NumPy made ``values`` for this call alone: the array takes it over.
+    array = ndarray._new(buffer_address(values), values.shape, c_strides(values.shape), found,
+                         CPU, values, False)
+    return array if dtype is None or dtype is found else array._copy(dtype)
 
 
 def _as_shape(shape):
