@@ -18,7 +18,7 @@ from ._dtypes import (PYTHON_TYPES, FLOATING, REAL_NUMERIC, as_dtype, bfloat16, 
                       float64, from_numpy_dtype, int64)
 from ._layout import MAX_NDIM, c_strides, size_of
 from ._mode import is_strict
-from ._native import buffer_address
+from ._native import buffer_address, copy_memory
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -168,10 +168,12 @@ def _from_python(obj, dtype):
     if dtype is not None:  # converted from the Python values, so that out-of-range ints raise
         values = np.asarray(obj, dtype=np.float32 if dtype is bfloat16 else dtype.storage)
     found = from_numpy_dtype(values.dtype)
-    # NumPy made ``values`` for this call alone: the array takes it over.
-    array = ndarray._new(buffer_address(values), values.shape, c_strides(values.shape), found,
-                         CPU, values, False)
-    return array if dtype is None or dtype is found else array._copy(dtype)
+    if dtype is not None and dtype is not found:  # bfloat16, from float32
+        return ndarray._new(buffer_address(values), values.shape, c_strides(values.shape),
+                            found, CPU, values, True)._copy(dtype)
+    array = ndarray._empty(values.shape, found)  # host memory, aligned as every allocation
+    copy_memory(array._address, buffer_address(values), values.nbytes)
+    return array
 
 
 def _as_shape(shape):
