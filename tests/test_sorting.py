@@ -1,6 +1,8 @@
 """sort and argsort against NumPy's stable sorts and array-api-strict: every dtype, layout, axis,
 direction, NaNs, infinities, signed zeros and many equal keys."""
 
+from unittest import mock
+
 import array_api_strict as strict
 import numpy as np
 import pytest
@@ -8,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
+from dlnumba.kernels import sorting
 
 from helpers import ALL, COMPLEX, INTS, REAL_FLOATS, to_numpy
 
@@ -147,6 +150,35 @@ def test_large_arrays_on_every_thread(axis):
                           equal_nan=True)
     assert np.array_equal(np.from_dlpack(xp.argsort(x, axis=axis, descending=True)),
                           reference_order(a, axis, True))
+
+
+@settings(max_examples=60)
+@given(arrays(dtypes=INTS + REAL_FLOATS + ["bool"], max_dims=2, max_side=300), st.data())
+def test_one_row_over_threads_matches_stable_numpy(case, data):
+    """Every row of one, whatever its length, takes the path of long rows over the threads."""
+    a, dtype = case
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    with mock.patch.object(sorting, "PARALLEL_BYTES", 1):
+        check_sorts(a, dtype, axis, data.draw(st.booleans()))
+
+
+@pytest.mark.parametrize("dtype, values", [
+    ("float64", lambda rng, n: rng.standard_normal(n) * 1e6),  # every bit varies: 6 passes
+    ("float32", lambda rng, n: rng.choice(np.array(_REALS, np.float32), n)),
+    ("int32", lambda rng, n: rng.integers(-500, 500, n)),  # across the sign bit: 1 pass
+    ("int64", lambda rng, n: rng.integers(-2**63, 2**63 - 1, n) >> 20 << 20),  # low bits 0
+    ("uint16", lambda rng, n: np.full(n, 7)),  # one value: a single pass of no bits
+    ("float16", lambda rng, n: rng.standard_normal(n)),
+])
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_rows_over_threads_match_stable_numpy(dtype, values, descending):
+    rng = np.random.default_rng(7)
+    n = 3 * (sorting.PARALLEL_BYTES // np.dtype(dtype).itemsize) // 2
+    a = np.asarray(values(rng, n)).astype(dtype)
+    if dtype == "float64":
+        a[rng.integers(0, n, 100)] = np.array([np.nan, -np.nan, -0.0, 0.0])[rng.integers(0, 4, 100)]
+    check_sorts(a, dtype, 0, descending)
+    check_sorts(a[::-3], dtype, 0, descending)
 
 
 def test_results_are_new_c_contiguous_arrays():

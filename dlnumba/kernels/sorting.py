@@ -33,6 +33,7 @@ _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
 _RADIX = 640  # rows this long are radix sorted (measured crossover with merging)
 _COUNTS = 6 << 11  # a radix sort's buckets: 64-bit keys take 6 passes of 11 bits
 _NO_ORDER = np.empty(0, np.int64)  # a sort of values sorts its keys without positions
+_DIGIT = 11  # the widest digit of a radix sort of one long row over threads
 
 
 @njit(inline="always")
@@ -55,9 +56,10 @@ def _encode(bits, codec, top, mask):
 
 @njit(inline="always")
 def _decode(key, codec, top):
-    """The stored bits of an (ascending) key; NaNs and zeros come out as one canonical form."""
+    """The stored bits of an (ascending) key; NaNs and zeros come out as one canonical form.
+    Branchless: the signs of random data would mispredict."""
     _, positive, negative, _, _ = codec
-    return key ^ (positive if key & top else negative)
+    return key ^ negative ^ ((positive ^ negative) & (np.uint64(0) - np.uint64(key >= top)))
 
 
 @njit(nogil=True)
@@ -163,41 +165,69 @@ def _sort_keys(keys, order, spare_keys, spare_order, n, counts):
     return _radix(keys, order, spare_keys, spare_order, n, keys.itemsize * 8, counts)
 
 
+@njit(inline="always")
+def _encode_keys(src, s, step, low, high, codec, flip, keys):
+    """Write the keys of elements ``low`` to ``high`` of a real row (``flip``-ped: all ones
+    for a descending sort) to ``keys``; return the least and the greatest key, the bits in
+    which some key differs from the first one, that first key, and the number of NaNs,
+    negatives (not NaN, not zero) and zeros and of zeros that are not +0. The counting has no
+    branches: signs of random data would mispredict."""
+    top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
+    infinity, zero_bits = codec[0], codec[3]
+    first = _encode(np.uint64(src[s + low * step]), codec, top, mask) ^ flip
+    least, greatest, varying = first, first, np.uint64(0)
+    nans = negatives = zeros = signed_zeros = 0
+    for i in range(low, high):
+        bits = np.uint64(src[s + i * step])
+        nan = bits & ~top > infinity
+        zero = bits & zero_bits == 0
+        nans += nan
+        zeros += zero
+        signed_zeros += zero & (bits != 0)
+        negatives += (bits >= top) & (nan == zero)  # a NaN is never zero: both are False
+        key = _encode(bits, codec, top, mask) ^ flip
+        keys[i] = key
+        if key < least:
+            least = key
+        if key > greatest:
+            greatest = key
+        varying |= key ^ first
+    return least, greatest, varying, first, nans, negatives, zeros, signed_zeros
+
+
 @njit(nogil=True)
 def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare, no_order,
                  counts):
     """Write the sorted values of one real row (its keys sorted without an order)."""
-    top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
-    infinity, zero_bits = codec[0], codec[3]
-    nans = negatives = zeros = 0
-    refill = False
-    for i in range(n):
-        bits = np.uint64(src[s + i * src_step])
-        if bits & ~top > infinity:
-            nans += 1
-        elif bits & zero_bits == 0:
-            zeros += 1
-            refill = refill or bits != 0
-        elif bits & top:
-            negatives += 1
-        keys[i] = _encode(bits, codec, top, mask) ^ flip
+    summary = _encode_keys(src, s, src_step, 0, n, codec, flip, keys)
     if _sort_keys(keys, no_order, spare, no_order, n, counts):
         keys = spare
+    top = _top(keys)
     for i in range(n):
         dst[t + i * dst_step] = _decode(np.uint64(keys[i]) ^ flip, codec, top)
-    if refill or nans:  # NaNs and zeros again, with their own bits, in their order in the row
-        if flip:
-            nan_slot, zero_slot = 0, n - negatives - zeros
-        else:
-            nan_slot, zero_slot = n - nans, negatives
-        for i in range(n):
-            bits = src[s + i * src_step]
-            if np.uint64(bits) & ~top > infinity:
-                dst[t + nan_slot * dst_step] = bits
-                nan_slot += 1
-            elif np.uint64(bits) & zero_bits == 0:
-                dst[t + zero_slot * dst_step] = bits
-                zero_slot += 1
+    if summary[4] or summary[7]:
+        _refill(src, s, src_step, dst, t, dst_step, n, keys, codec, flip, summary[4],
+                summary[5], summary[6])
+
+
+@njit(nogil=True)
+def _refill(src, s, src_step, dst, t, dst_step, n, unit, codec, flip, nans, negatives, zeros):
+    """Write a sorted row's NaNs and zeros again, with their own bits, in their order in the
+    row (their keys lost those bits)."""
+    top = _top(unit)
+    infinity, zero_bits = codec[0], codec[3]
+    if flip:
+        nan_slot, zero_slot = 0, n - negatives - zeros
+    else:
+        nan_slot, zero_slot = n - nans, negatives
+    for i in range(n):
+        bits = src[s + i * src_step]
+        if np.uint64(bits) & ~top > infinity:
+            dst[t + nan_slot * dst_step] = bits
+            nan_slot += 1
+        elif np.uint64(bits) & zero_bits == 0:
+            dst[t + zero_slot * dst_step] = bits
+            zero_slot += 1
 
 
 @njit(inline="always")
@@ -280,6 +310,69 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
                     dst_values[(t + j * dst_step) * components + c] = \
                         src[(s + positions[j] * src_step) * components + c]
         s, t = advance(index, shape, ndim - 1, (s, t), src_strides, dst_strides)
+
+
+@njit(cache=True, nogil=True)
+def encode_piece(address, step, low, high, unit, codec, flip, keys, summary):
+    """Write the keys of elements ``low`` to ``high`` of a real row at ``address`` (``step``
+    apart) to ``keys``, and what :func:`_encode_keys` returns to the uint64 ``summary``."""
+    found = _encode_keys(_typed_pointer(address, unit), 0, step, low, high, codec, flip, keys)
+    summary[0], summary[1], summary[2], summary[3] = found[0], found[1], found[2], found[3]
+    summary[4], summary[5], summary[6], summary[7] = found[4], found[5], found[6], found[7]
+
+
+@njit(inline="always")
+def _digit(key, least, shift, mask):
+    return np.int64(((np.uint64(key) - least) >> shift) & mask)
+
+
+@njit(cache=True, nogil=True)
+def count_piece(keys, low, high, least, shift, mask, counts):
+    """Count ``keys[low:high]`` by their digit ``((key - least) >> shift) & mask``."""
+    counts[:] = 0
+    for i in range(low, high):
+        counts[_digit(keys[i], least, shift, mask)] += 1
+
+
+@njit(cache=True, nogil=True)
+def scatter_piece(keys, order, low, high, least, shift, mask, offsets, spare_keys, spare_order,
+                  first, address, step, codec, flip):
+    """One pass of a radix sort over threads: move ``keys[low:high]`` (and ``order`` alongside
+    when ``spare_order`` has elements; ``first``: the order is still ``0, 1, ...`` and
+    ``order`` is not read) to ``offsets`` of their digit, counting up, in the spares. The last
+    pass (``address`` not 0) writes to the row of the result at ``address`` instead (``step``
+    apart): the positions, or the values decoded from the keys (``flip`` undoes a descending
+    sort's inversion)."""
+    with_order = spare_order.size > 0
+    if address == 0:
+        for i in range(low, high):
+            key = keys[i]
+            d = _digit(key, least, shift, mask)
+            spare_keys[offsets[d]] = key
+            if with_order:
+                spare_order[offsets[d]] = i if first else order[i]
+            offsets[d] += 1
+    elif with_order:
+        positions = _typed_pointer(address, spare_order)
+        for i in range(low, high):
+            d = _digit(keys[i], least, shift, mask)
+            positions[offsets[d] * step] = i if first else order[i]
+            offsets[d] += 1
+    else:
+        values = _typed_pointer(address, keys)
+        top = _top(keys)
+        for i in range(low, high):
+            key = keys[i]
+            d = _digit(key, least, shift, mask)
+            values[offsets[d] * step] = _decode(np.uint64(key) ^ flip, codec, top)
+            offsets[d] += 1
+
+
+@njit(cache=True, nogil=True)
+def refill(src_address, src_step, dst_address, dst_step, n, unit, codec, flip, summary):
+    """:func:`_refill` for one row sorted by :func:`scatter_piece`."""
+    _refill(_typed_pointer(src_address, unit), 0, src_step, _typed_pointer(dst_address, unit),
+            0, dst_step, n, unit, codec, flip, summary[0], summary[1], summary[2])
 
 
 @njit(nogil=True)
@@ -421,8 +514,61 @@ def sort_axis(x, axis, out, descending, indices):
                     np.empty(n, np.int64), counts)
         return (*layout, descending, *work, _NO_ORDER, counts)
 
+    if plan.size == 1 and components == 1 and n * sizes[0] >= PARALLEL_BYTES:
+        sort_row(x._address + plan.offsets[0] * sizes[0], x._strides[axis],
+                 out._address + plan.offsets[1] * sizes[1], out._strides[axis], n, unit, codec,
+                 descending, indices)
+        return
     kernel = order_rows if by_order else sort_rows
     if x.size * sizes[0] >= PARALLEL_BYTES and THREADS > 1 and plan.size > 1:
         run_in_parallel(kernel, [arguments(*piece) for piece in plan.split(THREADS)])
     else:
         kernel(*arguments((0, 0), plan.shape))
+
+
+def sort_row(src, src_step, dst, dst_step, n, unit, codec, descending, indices):
+    """Sort one long real row (``n`` elements at address ``src``, ``src_step`` apart) into the
+    row at ``dst``: its values, or with ``indices`` the int64 positions.
+
+    A stable LSD radix sort over the engine's threads, each with a piece of the row: the keys
+    (:func:`encode_piece`) are sorted on the bits where they differ, less the least key, in
+    passes of at most ``_DIGIT`` bits; each pass counts each piece's digits (:func:`count_piece`)
+    and moves each piece's keys to its own part of every digit's place (:func:`scatter_piece`).
+    The last pass writes the result.
+    """
+    bounds = [n * k // THREADS for k in range(THREADS + 1)]
+    pieces = list(zip(bounds[:-1], bounds[1:]))
+    keys, spare_keys = np.empty(n, unit.dtype), np.empty(n, unit.dtype)
+    order, spare_order = (np.empty(n, np.int64), np.empty(n, np.int64)) if indices else \
+        (_NO_ORDER, _NO_ORDER)
+    flip = np.uint64(2 ** (8 * unit.itemsize) - 1 if descending else 0)
+    summary = np.empty((THREADS, 8), np.uint64)
+    run_in_parallel(encode_piece, [(src, src_step, low, high, unit, codec, flip, keys,
+                                    summary[k]) for k, (low, high) in enumerate(pieces)])
+    least = summary[:, 0].min()
+    varying = np.bitwise_or.reduce(summary[:, 2] | (summary[:, 3] ^ summary[0, 3]))
+    low_bit = (int(varying) & -int(varying)).bit_length() - 1 if varying else 0
+    bits = int((summary[:, 1].max() - least) >> np.uint64(low_bit)).bit_length()
+    passes = max(1, -(-bits // _DIGIT))
+    digit = -(-bits // passes)
+    mask = np.uint64((1 << digit) - 1)
+    counts = np.empty((THREADS, 1 << digit), np.int64)
+    first = True
+    for p in range(passes):
+        shift = np.uint64(low_bit + p * digit)
+        run_in_parallel(count_piece, [(keys, low, high, least, shift, mask, counts[k])
+                                      for k, (low, high) in enumerate(pieces)])
+        totals = counts.sum(0)
+        last = p == passes - 1
+        if not last and totals.max() == n:
+            continue  # every key has this digit: the pass would not move anything
+        offsets = np.cumsum(counts, 0) - counts + (np.cumsum(totals) - totals)
+        run_in_parallel(scatter_piece, [
+            (keys, order, low, high, least, shift, mask, offsets[k], spare_keys, spare_order,
+             first, dst if last else 0, dst_step, codec, flip)
+            for k, (low, high) in enumerate(pieces)])
+        keys, spare_keys, order, spare_order = spare_keys, keys, spare_order, order
+        first = False
+    tally = summary[:, 4:].sum(0)
+    if not indices and (tally[0] or tally[3]):
+        refill(src, src_step, dst, dst_step, n, unit, codec, flip, tally.astype(np.int64))
