@@ -33,7 +33,10 @@ _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
 _RADIX = 640  # rows this long are radix sorted (measured crossover with merging)
 _COUNTS = 6 << 11  # a radix sort's buckets: 64-bit keys take 6 passes of 11 bits
 _NO_ORDER = np.empty(0, np.int64)  # a sort of values sorts its keys without positions
-_DIGIT = 11  # the widest digit of a radix sort of one long row over threads
+# A radix sort of one long row over threads moves keys by digits of at most 8 bits (256 places
+# stay in the first-level cache; 11 bits made a pass twice as slow), or by one of up to 11 bits
+# where that saves passes (measured).
+_DIGIT, _ONE_PASS = 8, 11
 
 
 @njit(inline="always")
@@ -166,13 +169,14 @@ def _sort_keys(keys, order, spare_keys, spare_order, n, counts):
 
 
 @njit(inline="always")
-def _encode_keys(src, s, step, low, high, codec, flip, keys):
+def _encode_keys(src, s, step, low, high, unit, codec, flip, keys, packed):
     """Write the keys of elements ``low`` to ``high`` of a real row (``flip``-ped: all ones
-    for a descending sort) to ``keys``; return the least and the greatest key, the bits in
-    which some key differs from the first one, that first key, and the number of NaNs,
-    negatives (not NaN, not zero) and zeros and of zeros that are not +0. The counting has no
-    branches: signs of random data would mispredict."""
-    top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
+    for a descending sort) to ``keys``, or with ``packed`` each key shifted into the upper
+    half of a uint64 and its position in the lower half; return the least and the greatest
+    key, the bits in which some key differs from the first one, that first key, and the number
+    of NaNs, negatives (not NaN, not zero) and zeros and of zeros that are not +0. The
+    counting has no branches: signs of random data would mispredict."""
+    top, mask = _top(unit), _top(unit) * np.uint64(2) - np.uint64(1)
     infinity, zero_bits = codec[0], codec[3]
     first = _encode(np.uint64(src[s + low * step]), codec, top, mask) ^ flip
     least, greatest, varying = first, first, np.uint64(0)
@@ -186,7 +190,7 @@ def _encode_keys(src, s, step, low, high, codec, flip, keys):
         signed_zeros += zero & (bits != 0)
         negatives += (bits >= top) & (nan == zero)  # a NaN is never zero: both are False
         key = _encode(bits, codec, top, mask) ^ flip
-        keys[i] = key
+        keys[i] = key << np.uint64(32) | np.uint64(i) if packed else key
         if key < least:
             least = key
         if key > greatest:
@@ -199,7 +203,7 @@ def _encode_keys(src, s, step, low, high, codec, flip, keys):
 def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare, no_order,
                  counts):
     """Write the sorted values of one real row (its keys sorted without an order)."""
-    summary = _encode_keys(src, s, src_step, 0, n, codec, flip, keys)
+    summary = _encode_keys(src, s, src_step, 0, n, keys, codec, flip, keys, False)
     if _sort_keys(keys, no_order, spare, no_order, n, counts):
         keys = spare
     top = _top(keys)
@@ -313,59 +317,60 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
 
 
 @njit(cache=True, nogil=True)
-def encode_piece(address, step, low, high, unit, codec, flip, keys, summary):
+def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summary):
     """Write the keys of elements ``low`` to ``high`` of a real row at ``address`` (``step``
-    apart) to ``keys``, and what :func:`_encode_keys` returns to the uint64 ``summary``."""
-    found = _encode_keys(_typed_pointer(address, unit), 0, step, low, high, codec, flip, keys)
+    apart) to ``keys`` (``packed`` with their positions: see :func:`_encode_keys`), and what
+    :func:`_encode_keys` returns to the uint64 ``summary``."""
+    found = _encode_keys(_typed_pointer(address, unit), 0, step, low, high, unit, codec, flip,
+                         keys, packed)
     summary[0], summary[1], summary[2], summary[3] = found[0], found[1], found[2], found[3]
     summary[4], summary[5], summary[6], summary[7] = found[4], found[5], found[6], found[7]
 
 
 @njit(inline="always")
 def _digit(key, least, shift, mask):
-    return np.int64(((np.uint64(key) - least) >> shift) & mask)
+    """A key's digit, unsigned: Numba checks signed indices for wrapping around, which made
+    the passes of :func:`sort_row` half as fast again."""
+    return ((np.uint64(key) - least) >> shift) & mask
 
 
 @njit(cache=True, nogil=True)
 def count_piece(keys, low, high, least, shift, mask, counts):
-    """Count ``keys[low:high]`` by their digit ``((key - least) >> shift) & mask``."""
+    """Count ``keys[low:high]`` by their digit ``((key - least) >> shift) & mask`` in the
+    uint64 ``counts``."""
     counts[:] = 0
     for i in range(low, high):
-        counts[_digit(keys[i], least, shift, mask)] += 1
+        counts[_digit(keys[np.uint64(i)], least, shift, mask)] += np.uint64(1)
 
 
 @njit(cache=True, nogil=True)
 def scatter_piece(keys, order, low, high, least, shift, mask, offsets, spare_keys, spare_order,
-                  first, address, step, codec, flip):
+                  first, address, step, codec, flip, packed):
     """One pass of a radix sort over threads: move ``keys[low:high]`` (and ``order`` alongside
     when ``spare_order`` has elements; ``first``: the order is still ``0, 1, ...`` and
-    ``order`` is not read) to ``offsets`` of their digit, counting up, in the spares. The last
-    pass (``address`` not 0) writes to the row of the result at ``address`` instead (``step``
-    apart): the positions, or the values decoded from the keys (``flip`` undoes a descending
-    sort's inversion)."""
+    ``order`` is not read) to the uint64 ``offsets`` of their digit, counting up, in the
+    spares. The last pass (``address`` not 0) writes to the row of the result at ``address``
+    instead (``step`` apart): the positions (``packed``: the lower halves of the keys), or the
+    values decoded from the keys (``flip`` undoes a descending sort's inversion)."""
     with_order = spare_order.size > 0
-    if address == 0:
-        for i in range(low, high):
-            key = keys[i]
-            d = _digit(key, least, shift, mask)
-            spare_keys[offsets[d]] = key
+    one = np.uint64(1)
+    for i in range(low, high):
+        u = np.uint64(i)
+        key = keys[u]
+        d = _digit(key, least, shift, mask)
+        o = offsets[d]
+        offsets[d] = o + one
+        if address == 0:
+            spare_keys[o] = key
             if with_order:
-                spare_order[offsets[d]] = i if first else order[i]
-            offsets[d] += 1
-    elif with_order:
-        positions = _typed_pointer(address, spare_order)
-        for i in range(low, high):
-            d = _digit(keys[i], least, shift, mask)
-            positions[offsets[d] * step] = i if first else order[i]
-            offsets[d] += 1
-    else:
-        values = _typed_pointer(address, keys)
-        top = _top(keys)
-        for i in range(low, high):
-            key = keys[i]
-            d = _digit(key, least, shift, mask)
-            values[offsets[d] * step] = _decode(np.uint64(key) ^ flip, codec, top)
-            offsets[d] += 1
+                spare_order[o] = i if first else order[u]
+        elif with_order:
+            _typed_pointer(address, spare_order)[np.int64(o) * step] = i if first else order[u]
+        elif packed:
+            _typed_pointer(address, spare_order)[np.int64(o) * step] = key & np.uint64(0xFFFFFFFF)
+        else:
+            _typed_pointer(address, keys)[np.int64(o) * step] = \
+                _decode(np.uint64(key) ^ flip, codec, _top(keys))
 
 
 @njit(cache=True, nogil=True)
@@ -532,27 +537,33 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, descending, indices):
 
     A stable LSD radix sort over the engine's threads, each with a piece of the row: the keys
     (:func:`encode_piece`) are sorted on the bits where they differ, less the least key, in
-    passes of at most ``_DIGIT`` bits; each pass counts each piece's digits (:func:`count_piece`)
-    and moves each piece's keys to its own part of every digit's place (:func:`scatter_piece`).
-    The last pass writes the result.
+    passes of at most ``_DIGIT`` bits (one pass for up to ``_ONE_PASS``); each pass counts
+    each piece's digits (:func:`count_piece`) and moves each piece's keys to its own part of
+    every digit's place (:func:`scatter_piece`).
+    The last pass writes the result. The positions of keys of 32 bits or less travel with them,
+    packed in uint64s; those of wider keys in arrays of their own.
     """
     bounds = [n * k // THREADS for k in range(THREADS + 1)]
     pieces = list(zip(bounds[:-1], bounds[1:]))
-    keys, spare_keys = np.empty(n, unit.dtype), np.empty(n, unit.dtype)
-    order, spare_order = (np.empty(n, np.int64), np.empty(n, np.int64)) if indices else \
-        (_NO_ORDER, _NO_ORDER)
+    packed = indices and unit.itemsize <= 4 and n <= 2 ** 32
+    key_dtype = np.uint64 if packed else unit.dtype
+    keys, spare_keys = np.empty(n, key_dtype), np.empty(n, key_dtype)
+    order, spare_order = (np.empty(n, np.int64), np.empty(n, np.int64)) \
+        if indices and not packed else (_NO_ORDER, _NO_ORDER)
     flip = np.uint64(2 ** (8 * unit.itemsize) - 1 if descending else 0)
     summary = np.empty((THREADS, 8), np.uint64)
-    run_in_parallel(encode_piece, [(src, src_step, low, high, unit, codec, flip, keys,
+    run_in_parallel(encode_piece, [(src, src_step, low, high, unit, codec, flip, keys, packed,
                                     summary[k]) for k, (low, high) in enumerate(pieces)])
     least = summary[:, 0].min()
     varying = np.bitwise_or.reduce(summary[:, 2] | (summary[:, 3] ^ summary[0, 3]))
     low_bit = (int(varying) & -int(varying)).bit_length() - 1 if varying else 0
     bits = int((summary[:, 1].max() - least) >> np.uint64(low_bit)).bit_length()
-    passes = max(1, -(-bits // _DIGIT))
+    passes = 1 if bits <= _ONE_PASS else -(-bits // _DIGIT)
     digit = -(-bits // passes)
     mask = np.uint64((1 << digit) - 1)
-    counts = np.empty((THREADS, 1 << digit), np.int64)
+    counts = np.empty((THREADS, 1 << digit), np.uint64)
+    if packed:
+        least, low_bit = least << np.uint64(32), low_bit + 32
     first = True
     for p in range(passes):
         shift = np.uint64(low_bit + p * digit)
@@ -565,7 +576,7 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, descending, indices):
         offsets = np.cumsum(counts, 0) - counts + (np.cumsum(totals) - totals)
         run_in_parallel(scatter_piece, [
             (keys, order, low, high, least, shift, mask, offsets[k], spare_keys, spare_order,
-             first, dst if last else 0, dst_step, codec, flip)
+             first, dst if last else 0, dst_step, codec, flip, packed)
             for k, (low, high) in enumerate(pieces)])
         keys, spare_keys, order, spare_order = spare_keys, keys, spare_order, order
         first = False
