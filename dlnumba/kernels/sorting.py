@@ -31,12 +31,12 @@ from .walk import advance, odometer
 
 _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
 _RADIX = 640  # rows this long are radix sorted (measured crossover with merging)
-_COUNTS = 6 << 11  # a radix sort's buckets: 64-bit keys take 6 passes of 11 bits
 _NO_ORDER = np.empty(0, np.int64)  # a sort of values sorts its keys without positions
-# A radix sort of one long row over threads moves keys by digits of at most 8 bits (256 places
-# stay in the first-level cache; 11 bits made a pass twice as slow), or by one of up to 11 bits
-# where that saves passes (measured).
+# Radix sorts move keys by digits of at most 8 bits (256 places stay in the first-level cache;
+# 11 bits made a pass of a long row twice as slow), a long row's by one of up to 11 bits where
+# that saves passes (measured).
 _DIGIT, _ONE_PASS = 8, 11
+_COUNTS = 8 << _DIGIT  # a radix sort's buckets: 64-bit keys take 8 passes
 
 
 @njit(inline="always")
@@ -68,39 +68,37 @@ def _decode(key, codec, top):
 @njit(nogil=True)
 def _radix(keys, order, spare_keys, spare_order, n, bits, counts):
     """Stable LSD radix sort of ``keys[:n]`` (and ``order`` alongside unless it is empty);
-    returns whether the result is in the spares. ``counts`` has room for every pass's buckets
-    (``_COUNTS``)."""
+    returns whether the result is in the spares. ``counts`` (uint64) has room for every pass's
+    buckets (``_COUNTS``). Indices are unsigned (see :func:`_digit`)."""
     with_order = order.size > 0
-    digit = 11 if bits >= 32 else 8
-    buckets = 1 << digit
-    mask = np.uint64(buckets - 1)
+    digit = _DIGIT
+    buckets = np.uint64(1 << digit)
+    mask = buckets - np.uint64(1)
     passes = (bits + digit - 1) // digit
-    for i in range(passes * buckets):
+    one = np.uint64(1)
+    for i in range(passes * (1 << digit)):
         counts[i] = 0
     swapped = False
     for i in range(n):
-        key = np.uint64(keys[i])
+        key = np.uint64(keys[np.uint64(i)])
         for p in range(passes):
-            counts[p * buckets + np.int64((key >> np.uint64(p * digit)) & mask)] += 1
+            counts[np.uint64(p) * buckets + ((key >> np.uint64(p * digit)) & mask)] += one
     for p in range(passes):
         shift = np.uint64(p * digit)
-        base = p * buckets
-        if counts[base + np.int64((np.uint64(keys[0]) >> shift) & mask)] == n:
+        base = np.uint64(p) * buckets
+        if counts[base + ((np.uint64(keys[0]) >> shift) & mask)] == np.uint64(n):
             continue  # every key has this digit: the pass would not move anything
-        total = 0
+        total = np.uint64(0)
         for b in range(base, base + buckets):
             total, counts[b] = total + counts[b], total
-        if with_order:
-            for i in range(n):
-                d = base + np.int64((np.uint64(keys[i]) >> shift) & mask)
-                spare_keys[counts[d]] = keys[i]
-                spare_order[counts[d]] = order[i]
-                counts[d] += 1
-        else:
-            for i in range(n):
-                d = base + np.int64((np.uint64(keys[i]) >> shift) & mask)
-                spare_keys[counts[d]] = keys[i]
-                counts[d] += 1
+        for i in range(n):
+            u = np.uint64(i)
+            d = base + ((np.uint64(keys[u]) >> shift) & mask)
+            o = counts[d]
+            counts[d] = o + one
+            spare_keys[o] = keys[u]
+            if with_order:
+                spare_order[o] = order[u]
         keys, spare_keys = spare_keys, keys
         order, spare_order = spare_order, order
         swapped = not swapped
@@ -513,7 +511,7 @@ def sort_axis(x, axis, out, descending, indices):
                   out._address + (plan.offsets[1] + offsets[1]) * sizes[1], n,
                   x._strides[axis], out._strides[axis], unit, codec)
         work = (np.empty(n, unit.dtype), np.empty(n, unit.dtype))
-        counts = np.empty(_COUNTS, np.int64) if n >= _RADIX else None
+        counts = np.empty(_COUNTS, np.uint64) if n >= _RADIX else None
         if by_order:
             return (*layout, components, descending, indices, *work, np.empty(n, np.int64),
                     np.empty(n, np.int64), counts)
