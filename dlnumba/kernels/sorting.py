@@ -1,5 +1,6 @@
 """Sorting kernels: rows sorted stably on order-preserving integer keys (an LSD radix sort for
-long rows, a merge sort for short ones), and the searches that use the same order.
+long rows, a merge sort for short ones; one long real row is radix sorted over the engine's
+threads, see :func:`sort_row`), and the searches that use the same order.
 
 Every element becomes an unsigned key of its own width whose integer order is the sort order:
 unsigned integers as they are, signed ones with the sign bit flipped, IEEE floats (float16,
@@ -16,7 +17,9 @@ two strides arrays, at least 2-D) walked with a runtime number of dimensions; th
 a length and a stride per side. What compiles is chosen by the storage unit (``unit``, an empty
 uint8/16/32/64 array: four cover every dtype), the kernel (:func:`sort_rows` for values,
 :func:`order_rows` for positions) and whether rows are long enough for a radix sort; how bits
-become keys is runtime data (``codec``, see :func:`key_layout`).
+become keys is runtime data (``codec``, see :func:`key_layout`). The passes of :func:`sort_row`
+compile per unit of the keys they move: the row's own, or uint64 for positions packed with keys
+of up to 32 bits.
 """
 
 import numpy as np
@@ -32,10 +35,10 @@ from .walk import advance, odometer
 _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
 _RADIX = 640  # rows this long are radix sorted (measured crossover with merging)
 _NO_ORDER = np.empty(0, np.int64)  # a sort of values sorts its keys without positions
-# Radix sorts move keys by digits of at most 8 bits (256 places stay in the first-level cache;
-# 11 bits made a pass of a long row twice as slow), a long row's by one of up to 11 bits where
-# that saves passes (measured).
-_DIGIT, _ONE_PASS = 8, 11
+# Radix sorts move keys by digits of at most 9 bits (a pass of 4M keys by 10 or 11 bits took
+# twice as long or more), a long row's by one of up to 10 bits where that saves a pass
+# (measured).
+_DIGIT, _ONE_PASS = 9, 10
 _COUNTS = 8 << _DIGIT  # a radix sort's buckets: 64-bit keys take 8 passes
 
 
