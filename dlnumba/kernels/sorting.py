@@ -40,6 +40,7 @@ _NO_ORDER = np.empty(0, np.int64)  # a sort of values sorts its keys without pos
 # (measured).
 _DIGIT, _ONE_PASS = 9, 10
 _COUNTS = 8 << _DIGIT  # a radix sort's buckets: 64-bit keys take 8 passes
+_COUNTED = 16  # a long row of values whose keys differ in this many bits or fewer is counted
 
 
 @njit(inline="always")
@@ -376,6 +377,23 @@ def scatter_piece(keys, order, low, high, least, shift, mask, offsets, spare_key
 
 
 @njit(cache=True, nogil=True)
+def fill_piece(ends, bucket, low, high, least, shift, address, step, unit, codec, flip):
+    """Write places ``low`` to ``high`` of a row sorted by counting its keys (see
+    :func:`sort_row`): the value of the key ``least + (b << shift)`` up to place ``ends[b]``,
+    from ``bucket``, the bucket of place ``low``, on."""
+    values = _typed_pointer(address, unit)
+    top = _top(unit)
+    i = low
+    while i < high:
+        value = _decode((least + (np.uint64(bucket) << shift)) ^ flip, codec, top)
+        end = min(ends[bucket], high)
+        while i < end:
+            values[i * step] = value
+            i += 1
+        bucket += 1
+
+
+@njit(cache=True, nogil=True)
 def refill(src_address, src_step, dst_address, dst_step, n, unit, codec, flip, summary):
     """:func:`_refill` for one row sorted by :func:`scatter_piece`."""
     _refill(_typed_pointer(src_address, unit), 0, src_step, _typed_pointer(dst_address, unit),
@@ -537,21 +555,15 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, descending, indices):
     """Sort one long real row (``n`` elements at address ``src``, ``src_step`` apart) into the
     row at ``dst``: its values, or with ``indices`` the int64 positions.
 
-    A stable LSD radix sort over the engine's threads, each with a piece of the row: the keys
-    (:func:`encode_piece`) are sorted on the bits where they differ, less the least key, in
-    passes of at most ``_DIGIT`` bits (one pass for up to ``_ONE_PASS``); each pass counts
-    each piece's digits (:func:`count_piece`) and moves each piece's keys to its own part of
-    every digit's place (:func:`scatter_piece`).
-    The last pass writes the result. The positions of keys of 32 bits or less travel with them,
-    packed in uint64s; those of wider keys in arrays of their own.
+    The engine's threads each take a piece of the row, then of every pass. Its keys
+    (:func:`encode_piece`) are sorted on the bits where they differ, less the least key: by
+    counting them when they are values that differ in at most ``_COUNTED`` bits
+    (:func:`_count_row`), else by a stable LSD radix sort (:func:`_radix_row`).
     """
     bounds = [n * k // THREADS for k in range(THREADS + 1)]
     pieces = list(zip(bounds[:-1], bounds[1:]))
     packed = indices and unit.itemsize <= 4 and n <= 2 ** 32
-    key_dtype = np.uint64 if packed else unit.dtype
-    keys, spare_keys = np.empty(n, key_dtype), np.empty(n, key_dtype)
-    order, spare_order = (np.empty(n, np.int64), np.empty(n, np.int64)) \
-        if indices and not packed else (_NO_ORDER, _NO_ORDER)
+    keys = np.empty(n, np.uint64 if packed else unit.dtype)
     flip = np.uint64(2 ** (8 * unit.itemsize) - 1 if descending else 0)
     summary = np.empty((THREADS, 8), np.uint64)
     run_in_parallel(encode_piece, [(src, src_step, low, high, unit, codec, flip, keys, packed,
@@ -560,12 +572,47 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, descending, indices):
     varying = np.bitwise_or.reduce(summary[:, 2] | (summary[:, 3] ^ summary[0, 3]))
     low_bit = (int(varying) & -int(varying)).bit_length() - 1 if varying else 0
     bits = int((summary[:, 1].max() - least) >> np.uint64(low_bit)).bit_length()
+    if not indices and bits <= _COUNTED:
+        _count_row(keys, pieces, least, low_bit, bits, dst, dst_step, unit, codec, flip)
+    else:
+        if packed:
+            least, low_bit = least << np.uint64(32), low_bit + 32
+        _radix_row(keys, pieces, least, low_bit, bits, indices and not packed, packed, dst,
+                   dst_step, codec, flip)
+    tally = summary[:, 4:].sum(0)
+    if not indices and (tally[0] or tally[3]):
+        refill(src, src_step, dst, dst_step, n, unit, codec, flip, tally.astype(np.int64))
+
+
+def _count_row(keys, pieces, least, low_bit, bits, dst, dst_step, unit, codec, flip):
+    """Sort the values of a row whose ``keys`` differ in ``bits`` bits from ``low_bit`` on by
+    counting them: each thread counts a piece of the keys (:func:`count_piece`), then writes a
+    piece of the places (:func:`fill_piece`)."""
+    shift, mask = np.uint64(low_bit), np.uint64((1 << bits) - 1)
+    counts = np.empty((len(pieces), 1 << bits), np.uint64)
+    run_in_parallel(count_piece, [(keys, low, high, least, shift, mask, counts[k])
+                                  for k, (low, high) in enumerate(pieces)])
+    ends = np.cumsum(counts.sum(0)).astype(np.int64)
+    run_in_parallel(fill_piece, [
+        (ends, int(np.searchsorted(ends, low, "right")), low, high, least, shift, dst, dst_step,
+         unit, codec, flip) for low, high in pieces if low < high])
+
+
+def _radix_row(keys, pieces, least, low_bit, bits, with_order, packed, dst, dst_step, codec,
+               flip):
+    """Sort the ``keys`` of a row (and its positions alongside, in arrays ``with_order`` or
+    ``packed`` in the keys' lower halves) stably on ``bits`` bits from ``low_bit`` on: passes
+    of at most ``_DIGIT`` bits (one pass for up to ``_ONE_PASS``), each of which counts each
+    piece's digits (:func:`count_piece`) and moves each piece's keys to its own part of every
+    digit's place (:func:`scatter_piece`). The last pass writes the result."""
+    n = keys.size
+    spare_keys = np.empty_like(keys)
+    order, spare_order = (np.empty(n, np.int64), np.empty(n, np.int64)) if with_order else \
+        (_NO_ORDER, _NO_ORDER)
     passes = 1 if bits <= _ONE_PASS else -(-bits // _DIGIT)
     digit = -(-bits // passes)
     mask = np.uint64((1 << digit) - 1)
-    counts = np.empty((THREADS, 1 << digit), np.uint64)
-    if packed:
-        least, low_bit = least << np.uint64(32), low_bit + 32
+    counts = np.empty((len(pieces), 1 << digit), np.uint64)
     first = True
     for p in range(passes):
         shift = np.uint64(low_bit + p * digit)
@@ -582,6 +629,3 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, descending, indices):
             for k, (low, high) in enumerate(pieces)])
         keys, spare_keys, order, spare_order = spare_keys, keys, spare_order, order
         first = False
-    tally = summary[:, 4:].sum(0)
-    if not indices and (tally[0] or tally[3]):
-        refill(src, src_step, dst, dst_step, n, unit, codec, flip, tally.astype(np.int64))
