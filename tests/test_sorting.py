@@ -1,6 +1,9 @@
 """sort and argsort against NumPy's stable sorts and array-api-strict: every dtype, layout, axis,
 direction, NaNs, infinities, signed zeros and many equal keys."""
 
+import os
+import subprocess
+import sys
 from unittest import mock
 
 import array_api_strict as strict
@@ -179,6 +182,17 @@ def test_long_rows_over_threads_match_stable_numpy(dtype, values, descending):
         a[rng.integers(0, n, 100)] = np.array([np.nan, -np.nan, -0.0, 0.0])[rng.integers(0, 4, 100)]
     check_sorts(a, dtype, 0, descending)
     check_sorts(a[::-1], dtype, 0, descending)
+
+
+def test_long_rows_with_one_thread():
+    """A long row takes the threads' path with no engine threads at all."""
+    code = ("import numpy as np, dlnumba as xp"
+            "; a = np.random.default_rng(3).standard_normal(1 << 19); x = xp.asarray(a)"
+            "; assert np.array_equal(np.from_dlpack(xp.sort(x)), np.sort(a))"
+            "; assert np.array_equal(np.from_dlpack(xp.argsort(x)), np.argsort(a, kind='stable'))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=600, env={**os.environ, "NUMBA_NUM_THREADS": "1"})
+    assert result.returncode == 0, result.stderr
 
 
 def test_results_are_new_c_contiguous_arrays():
