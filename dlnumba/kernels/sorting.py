@@ -33,7 +33,9 @@ from .transfer import _typed_pointer
 from .walk import advance, odometer
 
 _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
-_RADIX = 640  # rows this long are radix sorted (measured crossover with merging)
+# Rows of this many elements per byte of their keys are radix sorted (measured crossovers with
+# merging: 32 uint8, 64 int16, 128 int32, 256 float64).
+_RADIX = 32
 _NO_ORDER = np.empty(0, np.int64)  # a sort of values sorts its keys without positions
 # Radix sorts move keys by digits of at most 9 bits (a pass of 4M keys by 10 or 11 bits took
 # twice as long or more), a long row's by one of up to 10 bits where that saves a pass
@@ -162,9 +164,9 @@ def _merge_sort(keys, order, spare_keys, spare_order, n):
 @njit(nogil=True)
 def _sort_keys(keys, order, spare_keys, spare_order, n, counts):
     """Sort ``keys[:n]`` stably (``order`` alongside unless it is empty); returns whether the
-    result is in the spares. Rows of ``_RADIX`` or more are radix sorted in ``counts``'s
-    buckets; shorter ones, which pass ``counts`` None, are merge sorted, and then the radix sort
-    is not even compiled."""
+    result is in the spares. Rows of ``_RADIX`` elements per key byte or more are radix
+    sorted in ``counts``'s buckets; shorter ones, which pass ``counts`` None, are merge sorted,
+    and then the radix sort is not even compiled."""
     if counts is None:
         return _merge_sort(keys, order, spare_keys, spare_order, n)
     return _radix(keys, order, spare_keys, spare_order, n, keys.itemsize * 8, counts)
@@ -249,7 +251,8 @@ def sort_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_
               unit, codec, descending, keys, spare, no_order, counts):
     """Write the sorted values of every real row of ``n`` elements of a layout (see the module
     docstring). ``keys`` and ``spare`` have room for ``n`` keys, ``no_order`` is empty, and
-    ``counts`` is room for a radix sort's buckets, or None for rows shorter than ``_RADIX``."""
+    ``counts`` is room for a radix sort's buckets, or None for rows shorter than ``_RADIX``
+    per byte of ``unit``."""
     src = _typed_pointer(src_address, unit)
     dst = _typed_pointer(dst_address, unit)
     flip = _top(unit) * np.uint64(2) - np.uint64(1) if descending else np.uint64(0)
@@ -533,7 +536,7 @@ def sort_axis(x, axis, out, descending, indices):
                   out._address + (plan.offsets[1] + offsets[1]) * sizes[1], n,
                   x._strides[axis], out._strides[axis], unit, codec)
         work = (np.empty(n, unit.dtype), np.empty(n, unit.dtype))
-        counts = np.empty(_COUNTS, np.uint64) if n >= _RADIX else None
+        counts = np.empty(_COUNTS, np.uint64) if n >= _RADIX * unit.itemsize else None
         if by_order:
             return (*layout, components, descending, indices, *work, np.empty(n, np.int64),
                     np.empty(n, np.int64), counts)
