@@ -1,6 +1,7 @@
 """Sorting kernels: rows sorted stably on order-preserving integer keys (an LSD radix sort for
-long rows, a merge sort for short ones; one long real row is radix sorted over the engine's
-threads, see :func:`sort_row`), and the searches that use the same order.
+long rows, a merge sort for short ones; one long real row is sorted over the engine's
+threads, its values by counting where few bits of their keys differ, see :func:`sort_row`), and
+the searches that use the same order.
 
 Every element becomes an unsigned key of its own width whose integer order is the sort order:
 unsigned integers as they are, signed ones with the sign bit flipped, IEEE floats (float16,
