@@ -28,7 +28,8 @@ def sort(x: ndarray, /, *, axis: int = -1, descending: bool = False,
     descending : bool
         Largest first (NaNs first); equal elements still keep their order.
     stable : bool
-        Ignored: every sort is stable.
+        Ignored: every sort is stable (a radix sort, or for values whose keys differ in few
+        bits a counting sort, neither of which costs more for it).
     """
     return _sort("sort", x, axis, descending, stable, None)
 

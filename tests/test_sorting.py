@@ -1,6 +1,11 @@
 """sort and argsort against NumPy's stable sorts and array-api-strict: every dtype, layout, axis,
 direction, NaNs, infinities, signed zeros and many equal keys."""
 
+import os
+import subprocess
+import sys
+from unittest import mock
+
 import array_api_strict as strict
 import numpy as np
 import pytest
@@ -8,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
+from dlnumba.kernels import sorting
 
 from helpers import ALL, COMPLEX, INTS, REAL_FLOATS, to_numpy
 
@@ -147,6 +153,46 @@ def test_large_arrays_on_every_thread(axis):
                           equal_nan=True)
     assert np.array_equal(np.from_dlpack(xp.argsort(x, axis=axis, descending=True)),
                           reference_order(a, axis, True))
+
+
+@settings(max_examples=60)
+@given(arrays(dtypes=INTS + REAL_FLOATS + ["bool"], max_dims=2, max_side=300), st.data())
+def test_one_row_over_threads_matches_stable_numpy(case, data):
+    """Every row of one, whatever its length, takes the path of long rows over the threads."""
+    a, dtype = case
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    with mock.patch.object(sorting, "PARALLEL_BYTES", 1):
+        check_sorts(a, dtype, axis, data.draw(st.booleans()))
+
+
+@pytest.mark.parametrize("dtype, values", [
+    ("float64", lambda rng, n: rng.standard_normal(n) * 1e6),  # every bit varies: 8 passes
+    ("float32", lambda rng, n: rng.choice(np.array(_REALS, np.float32), n)),
+    ("int32", lambda rng, n: rng.integers(-500, 500, n)),  # 10 bits: counted, or 1 pass
+    ("int64", lambda rng, n: rng.integers(-2**63, 2**63 - 1, n) >> 20 << 20),  # low bits 0
+    ("uint16", lambda rng, n: np.full(n, 7)),  # one value: counted in one bucket
+    ("float16", lambda rng, n: rng.standard_normal(n)),  # 16 bits: counted
+])
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_rows_over_threads_match_stable_numpy(dtype, values, descending):
+    rng = np.random.default_rng(7)
+    n = 3 * (sorting.PARALLEL_BYTES // np.dtype(dtype).itemsize) // 2
+    a = np.asarray(values(rng, n)).astype(dtype)
+    if dtype in ("float64", "float16"):
+        a[rng.integers(0, n, 100)] = np.array([np.nan, -np.nan, -0.0, 0.0])[rng.integers(0, 4, 100)]
+    check_sorts(a, dtype, 0, descending)
+    check_sorts(a[::-1], dtype, 0, descending)
+
+
+def test_long_rows_with_one_thread():
+    """A long row takes the threads' path with no engine threads at all."""
+    code = ("import numpy as np, dlnumba as xp"
+            "; a = np.random.default_rng(3).standard_normal(1 << 19); x = xp.asarray(a)"
+            "; assert np.array_equal(np.from_dlpack(xp.sort(x)), np.sort(a))"
+            "; assert np.array_equal(np.from_dlpack(xp.argsort(x)), np.argsort(a, kind='stable'))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=600, env={**os.environ, "NUMBA_NUM_THREADS": "1"})
+    assert result.returncode == 0, result.stderr
 
 
 def test_results_are_new_c_contiguous_arrays():

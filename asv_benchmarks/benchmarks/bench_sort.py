@@ -2,9 +2,10 @@
 the same inputs, in the same run.
 
 dlnumba's sort is always stable; ``kind="default"`` gives the peers their fastest (unstable)
-sort, ``kind="stable"`` asks them for a stable one. float64 values are unique, int32 ones repeat
-(a thousand distinct values). Sorted values are compared with NumPy's; an argsort must order
-the input, and a stable one must equal NumPy's stable argsort. Checked once per process.
+sort, ``kind="stable"`` asks them for a stable one. float64 and float32 values are random in
+[0, 1) (float32 ones repeat now and then), int32 ones repeat (a thousand distinct values).
+Sorted values are compared with NumPy's; an argsort must order the input, and a stable one must
+equal NumPy's stable argsort. Checked once per process.
 """
 
 import numpy as np
@@ -16,8 +17,8 @@ LIBRARIES = ["dlnumba", "numpy", "torch"]
 
 def _values(dtype):
     rng = np.random.default_rng(0)
-    if dtype == "float64":
-        return rng.random(4 << 20)
+    if dtype in ("float64", "float32"):
+        return rng.random(4 << 20, dtype=dtype)
     return rng.integers(-500, 500, 4 << 20, dtype=np.int32)
 
 
@@ -44,7 +45,8 @@ def _check(function, stable, result, a):
 
 
 class TimeSort:
-    params = (["sort", "argsort"], ["float64", "int32"], ["default", "stable"], LIBRARIES)
+    params = (["sort", "argsort"], ["float64", "float32", "int32"], ["default", "stable"],
+              LIBRARIES)
     param_names = ("function", "dtype", "kind", "library")
 
     def setup(self, function, dtype, kind, library):

@@ -1,5 +1,7 @@
 """Sorting kernels: rows sorted stably on order-preserving integer keys (an LSD radix sort for
-long rows, a merge sort for short ones), and the searches that use the same order.
+long rows, a merge sort for short ones; one long real row is sorted over the engine's
+threads, its values by counting where few bits of their keys differ, see :func:`sort_row`), and
+the searches that use the same order.
 
 Every element becomes an unsigned key of its own width whose integer order is the sort order:
 unsigned integers as they are, signed ones with the sign bit flipped, IEEE floats (float16,
@@ -16,7 +18,9 @@ two strides arrays, at least 2-D) walked with a runtime number of dimensions; th
 a length and a stride per side. What compiles is chosen by the storage unit (``unit``, an empty
 uint8/16/32/64 array: four cover every dtype), the kernel (:func:`sort_rows` for values,
 :func:`order_rows` for positions) and whether rows are long enough for a radix sort; how bits
-become keys is runtime data (``codec``, see :func:`key_layout`).
+become keys is runtime data (``codec``, see :func:`key_layout`). The passes of :func:`sort_row`
+compile per unit of the keys they move: the row's own, or uint64 for positions packed with keys
+of up to 32 bits.
 """
 
 import numpy as np
@@ -30,9 +34,16 @@ from .transfer import _typed_pointer
 from .walk import advance, odometer
 
 _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
-_RADIX = 640  # rows this long are radix sorted (measured crossover with merging)
-_COUNTS = 6 << 11  # a radix sort's buckets: 64-bit keys take 6 passes of 11 bits
+# Rows of this many elements per byte of their keys are radix sorted (measured crossovers with
+# merging: 32 uint8, 64 int16, 128 int32, 256 float64).
+_RADIX = 32
 _NO_ORDER = np.empty(0, np.int64)  # a sort of values sorts its keys without positions
+# Radix sorts move keys by digits of at most 9 bits (a pass of 4M keys by 10 or 11 bits took
+# twice as long or more), a long row's by one of up to 10 bits where that saves a pass
+# (measured).
+_DIGIT, _ONE_PASS = 9, 10
+_COUNTS = 8 << _DIGIT  # a radix sort's buckets: 64-bit keys take 8 passes
+_COUNTED = 16  # a long row of values whose keys differ in this many bits or fewer is counted
 
 
 @njit(inline="always")
@@ -55,47 +66,46 @@ def _encode(bits, codec, top, mask):
 
 @njit(inline="always")
 def _decode(key, codec, top):
-    """The stored bits of an (ascending) key; NaNs and zeros come out as one canonical form."""
+    """The stored bits of an (ascending) key; NaNs and zeros come out as one canonical form.
+    Branchless: the signs of random data would mispredict."""
     _, positive, negative, _, _ = codec
-    return key ^ (positive if key & top else negative)
+    return key ^ negative ^ ((positive ^ negative) & (np.uint64(0) - np.uint64(key >= top)))
 
 
 @njit(nogil=True)
 def _radix(keys, order, spare_keys, spare_order, n, bits, counts):
     """Stable LSD radix sort of ``keys[:n]`` (and ``order`` alongside unless it is empty);
-    returns whether the result is in the spares. ``counts`` has room for every pass's buckets
-    (``_COUNTS``)."""
+    returns whether the result is in the spares. ``counts`` (uint64) has room for every pass's
+    buckets (``_COUNTS``). Indices are unsigned (see :func:`_digit`)."""
     with_order = order.size > 0
-    digit = 11 if bits >= 32 else 8
-    buckets = 1 << digit
-    mask = np.uint64(buckets - 1)
+    digit = _DIGIT
+    buckets = np.uint64(1 << digit)
+    mask = buckets - np.uint64(1)
     passes = (bits + digit - 1) // digit
-    for i in range(passes * buckets):
+    one = np.uint64(1)
+    for i in range(passes * (1 << digit)):
         counts[i] = 0
     swapped = False
     for i in range(n):
-        key = np.uint64(keys[i])
+        key = np.uint64(keys[np.uint64(i)])
         for p in range(passes):
-            counts[p * buckets + np.int64((key >> np.uint64(p * digit)) & mask)] += 1
+            counts[np.uint64(p) * buckets + ((key >> np.uint64(p * digit)) & mask)] += one
     for p in range(passes):
         shift = np.uint64(p * digit)
-        base = p * buckets
-        if counts[base + np.int64((np.uint64(keys[0]) >> shift) & mask)] == n:
+        base = np.uint64(p) * buckets
+        if counts[base + ((np.uint64(keys[0]) >> shift) & mask)] == np.uint64(n):
             continue  # every key has this digit: the pass would not move anything
-        total = 0
+        total = np.uint64(0)
         for b in range(base, base + buckets):
             total, counts[b] = total + counts[b], total
-        if with_order:
-            for i in range(n):
-                d = base + np.int64((np.uint64(keys[i]) >> shift) & mask)
-                spare_keys[counts[d]] = keys[i]
-                spare_order[counts[d]] = order[i]
-                counts[d] += 1
-        else:
-            for i in range(n):
-                d = base + np.int64((np.uint64(keys[i]) >> shift) & mask)
-                spare_keys[counts[d]] = keys[i]
-                counts[d] += 1
+        for i in range(n):
+            u = np.uint64(i)
+            d = base + ((np.uint64(keys[u]) >> shift) & mask)
+            o = counts[d]
+            counts[d] = o + one
+            spare_keys[o] = keys[u]
+            if with_order:
+                spare_order[o] = order[u]
         keys, spare_keys = spare_keys, keys
         order, spare_order = spare_order, order
         swapped = not swapped
@@ -155,9 +165,9 @@ def _merge_sort(keys, order, spare_keys, spare_order, n):
 @njit(nogil=True)
 def _sort_keys(keys, order, spare_keys, spare_order, n, counts):
     """Sort ``keys[:n]`` stably (``order`` alongside unless it is empty); returns whether the
-    result is in the spares. Rows of ``_RADIX`` or more are radix sorted in ``counts``'s
-    buckets; shorter ones, which pass ``counts`` None, are merge sorted, and then the radix sort
-    is not even compiled."""
+    result is in the spares. Rows of ``_RADIX`` elements per key byte or more are radix
+    sorted in ``counts``'s buckets; shorter ones, which pass ``counts`` None, are merge sorted,
+    and then the radix sort is not even compiled."""
     if counts is None:
         return _merge_sort(keys, order, spare_keys, spare_order, n)
     return _radix(keys, order, spare_keys, spare_order, n, keys.itemsize * 8, counts)
@@ -169,35 +179,42 @@ def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare
     """Write the sorted values of one real row (its keys sorted without an order)."""
     top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
     infinity, zero_bits = codec[0], codec[3]
-    nans = negatives = zeros = 0
-    refill = False
-    for i in range(n):
+    nans = negatives = zeros = signed_zeros = np.int64(0)  # not literals: see sort_rows
+    for i in range(n):  # encode_piece's loop: a function of its own compiled 0.4 s longer
         bits = np.uint64(src[s + i * src_step])
-        if bits & ~top > infinity:
-            nans += 1
-        elif bits & zero_bits == 0:
-            zeros += 1
-            refill = refill or bits != 0
-        elif bits & top:
-            negatives += 1
+        nan = bits & ~top > infinity
+        zero = bits & zero_bits == 0
+        nans += nan
+        zeros += zero
+        signed_zeros += zero & (bits != 0)
+        negatives += (bits >= top) & (nan == zero)
         keys[i] = _encode(bits, codec, top, mask) ^ flip
     if _sort_keys(keys, no_order, spare, no_order, n, counts):
         keys = spare
     for i in range(n):
         dst[t + i * dst_step] = _decode(np.uint64(keys[i]) ^ flip, codec, top)
-    if refill or nans:  # NaNs and zeros again, with their own bits, in their order in the row
-        if flip:
-            nan_slot, zero_slot = 0, n - negatives - zeros
-        else:
-            nan_slot, zero_slot = n - nans, negatives
-        for i in range(n):
-            bits = src[s + i * src_step]
-            if np.uint64(bits) & ~top > infinity:
-                dst[t + nan_slot * dst_step] = bits
-                nan_slot += 1
-            elif np.uint64(bits) & zero_bits == 0:
-                dst[t + zero_slot * dst_step] = bits
-                zero_slot += 1
+    if nans or signed_zeros:
+        _refill(src, s, src_step, dst, t, dst_step, n, keys, codec, flip, nans, negatives, zeros)
+
+
+@njit(nogil=True)
+def _refill(src, s, src_step, dst, t, dst_step, n, unit, codec, flip, nans, negatives, zeros):
+    """Write a sorted row's NaNs and zeros again, with their own bits, in their order in the
+    row (their keys lost those bits)."""
+    top = _top(unit)
+    infinity, zero_bits = codec[0], codec[3]
+    if flip:
+        nan_slot, zero_slot = 0, n - negatives - zeros
+    else:
+        nan_slot, zero_slot = n - nans, negatives
+    for i in range(n):
+        bits = src[s + i * src_step]
+        if np.uint64(bits) & ~top > infinity:
+            dst[t + nan_slot * dst_step] = bits
+            nan_slot += 1
+        elif np.uint64(bits) & zero_bits == 0:
+            dst[t + zero_slot * dst_step] = bits
+            zero_slot += 1
 
 
 @njit(inline="always")
@@ -235,7 +252,8 @@ def sort_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_
               unit, codec, descending, keys, spare, no_order, counts):
     """Write the sorted values of every real row of ``n`` elements of a layout (see the module
     docstring). ``keys`` and ``spare`` have room for ``n`` keys, ``no_order`` is empty, and
-    ``counts`` is room for a radix sort's buckets, or None for rows shorter than ``_RADIX``."""
+    ``counts`` is room for a radix sort's buckets, or None for rows shorter than ``_RADIX``
+    per byte of ``unit``."""
     src = _typed_pointer(src_address, unit)
     dst = _typed_pointer(dst_address, unit)
     flip = _top(unit) * np.uint64(2) - np.uint64(1) if descending else np.uint64(0)
@@ -280,6 +298,110 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
                     dst_values[(t + j * dst_step) * components + c] = \
                         src[(s + positions[j] * src_step) * components + c]
         s, t = advance(index, shape, ndim - 1, (s, t), src_strides, dst_strides)
+
+
+@njit(cache=True, nogil=True)
+def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summary):
+    """Write the keys of elements ``low`` to ``high`` of a real row at ``address`` (``step``
+    apart; ``flip``-ped: all ones for a descending sort) to ``keys``, or with ``packed`` each
+    key shifted into the upper half of a uint64 and its position in the lower half. Write to
+    the uint64 ``summary`` the least and the greatest key, the bits in which some key differs
+    from the first one, that first key, and the number of NaNs, negatives (not NaN, not zero)
+    and zeros and of zeros that are not +0. The counting has no branches: signs of random data
+    would mispredict."""
+    src = _typed_pointer(address, unit)
+    top, mask = _top(unit), _top(unit) * np.uint64(2) - np.uint64(1)
+    infinity, zero_bits = codec[0], codec[3]
+    first = _encode(np.uint64(src[low * step]), codec, top, mask) ^ flip
+    least, greatest, varying = first, first, np.uint64(0)
+    nans = negatives = zeros = signed_zeros = np.int64(0)
+    for i in range(low, high):
+        bits = np.uint64(src[i * step])
+        nan = bits & ~top > infinity
+        zero = bits & zero_bits == 0
+        nans += nan
+        zeros += zero
+        signed_zeros += zero & (bits != 0)
+        negatives += (bits >= top) & (nan == zero)  # a NaN is never zero: both are False
+        key = _encode(bits, codec, top, mask) ^ flip
+        keys[np.uint64(i)] = key << np.uint64(32) | np.uint64(i) if packed else key
+        if key < least:
+            least = key
+        if key > greatest:
+            greatest = key
+        varying |= key ^ first
+    summary[0], summary[1], summary[2], summary[3] = least, greatest, varying, first
+    summary[4], summary[5], summary[6], summary[7] = nans, negatives, zeros, signed_zeros
+
+
+@njit(inline="always")
+def _digit(key, least, shift, mask):
+    """A key's digit, unsigned: Numba checks signed indices for wrapping around, which made
+    the passes of :func:`sort_row` half as fast again."""
+    return ((np.uint64(key) - least) >> shift) & mask
+
+
+@njit(cache=True, nogil=True)
+def count_piece(keys, low, high, least, shift, mask, counts):
+    """Count ``keys[low:high]`` by their digit ``((key - least) >> shift) & mask`` in the
+    uint64 ``counts``."""
+    counts[:] = 0
+    for i in range(low, high):
+        counts[_digit(keys[np.uint64(i)], least, shift, mask)] += np.uint64(1)
+
+
+@njit(cache=True, nogil=True)
+def scatter_piece(keys, order, low, high, least, shift, mask, offsets, spare_keys, spare_order,
+                  first, address, step, codec, flip, packed):
+    """One pass of a radix sort over threads: move ``keys[low:high]`` (and ``order`` alongside
+    when ``spare_order`` has elements; ``first``: the order is still ``0, 1, ...`` and
+    ``order`` is not read) to the uint64 ``offsets`` of their digit, counting up, in the
+    spares. The last pass (``address`` not 0) writes to the row of the result at ``address``
+    instead (``step`` apart): the positions (``packed``: the lower halves of the keys), or the
+    values decoded from the keys (``flip`` undoes a descending sort's inversion)."""
+    with_order = spare_order.size > 0
+    one = np.uint64(1)
+    for i in range(low, high):
+        u = np.uint64(i)
+        key = keys[u]
+        d = _digit(key, least, shift, mask)
+        o = offsets[d]
+        offsets[d] = o + one
+        if address == 0:
+            spare_keys[o] = key
+            if with_order:
+                spare_order[o] = i if first else order[u]
+        elif with_order:
+            _typed_pointer(address, spare_order)[np.int64(o) * step] = i if first else order[u]
+        elif packed:
+            _typed_pointer(address, spare_order)[np.int64(o) * step] = key & np.uint64(0xFFFFFFFF)
+        else:
+            _typed_pointer(address, keys)[np.int64(o) * step] = \
+                _decode(np.uint64(key) ^ flip, codec, _top(keys))
+
+
+@njit(cache=True, nogil=True)
+def fill_piece(ends, bucket, low, high, least, shift, address, step, unit, codec, flip):
+    """Write places ``low`` to ``high`` of a row sorted by counting its keys (see
+    :func:`sort_row`): the value of the key ``least + (b << shift)`` up to place ``ends[b]``,
+    from ``bucket``, the bucket of place ``low``, on."""
+    values = _typed_pointer(address, unit)
+    top = _top(unit)
+    i = low
+    while i < high:
+        value = _decode((least + (np.uint64(bucket) << shift)) ^ flip, codec, top)
+        end = min(ends[bucket], high)
+        while i < end:
+            values[i * step] = value
+            i += 1
+        bucket += 1
+
+
+@njit(cache=True, nogil=True)
+def refill(src_address, src_step, dst_address, dst_step, n, unit, codec, flip, summary):
+    """:func:`_refill` for one row sorted by :func:`scatter_piece`."""
+    _refill(_typed_pointer(src_address, unit), 0, src_step, _typed_pointer(dst_address, unit),
+            0, dst_step, n, unit, codec, flip, summary[0], summary[1], summary[2])
 
 
 @njit(nogil=True)
@@ -415,14 +537,99 @@ def sort_axis(x, axis, out, descending, indices):
                   out._address + (plan.offsets[1] + offsets[1]) * sizes[1], n,
                   x._strides[axis], out._strides[axis], unit, codec)
         work = (np.empty(n, unit.dtype), np.empty(n, unit.dtype))
-        counts = np.empty(_COUNTS, np.int64) if n >= _RADIX else None
+        counts = np.empty(_COUNTS, np.uint64) if n >= _RADIX * unit.itemsize else None
         if by_order:
             return (*layout, components, descending, indices, *work, np.empty(n, np.int64),
                     np.empty(n, np.int64), counts)
         return (*layout, descending, *work, _NO_ORDER, counts)
 
+    if plan.size == 1 and components == 1 and n * sizes[0] >= PARALLEL_BYTES:
+        sort_row(x._address + plan.offsets[0] * sizes[0], x._strides[axis],
+                 out._address + plan.offsets[1] * sizes[1], out._strides[axis], n, unit, codec,
+                 descending, indices)
+        return
     kernel = order_rows if by_order else sort_rows
     if x.size * sizes[0] >= PARALLEL_BYTES and THREADS > 1 and plan.size > 1:
         run_in_parallel(kernel, [arguments(*piece) for piece in plan.split(THREADS)])
     else:
         kernel(*arguments((0, 0), plan.shape))
+
+
+def sort_row(src, src_step, dst, dst_step, n, unit, codec, descending, indices):
+    """Sort one long real row (``n`` elements at address ``src``, ``src_step`` apart) into the
+    row at ``dst``: its values, or with ``indices`` the int64 positions.
+
+    The engine's threads each take a piece of the row, then of every pass. Its keys
+    (:func:`encode_piece`) are sorted on the bits where they differ, less the least key: by
+    counting them when they are values that differ in at most ``_COUNTED`` bits
+    (:func:`_count_row`), else by a stable LSD radix sort (:func:`_radix_row`).
+    """
+    bounds = [n * k // THREADS for k in range(THREADS + 1)]
+    pieces = list(zip(bounds[:-1], bounds[1:]))
+    packed = indices and unit.itemsize <= 4 and n <= 2 ** 32
+    keys = np.empty(n, np.uint64 if packed else unit.dtype)
+    flip = np.uint64(2 ** (8 * unit.itemsize) - 1 if descending else 0)
+    summary = np.empty((THREADS, 8), np.uint64)
+    run_in_parallel(encode_piece, [(src, src_step, low, high, unit, codec, flip, keys, packed,
+                                    summary[k]) for k, (low, high) in enumerate(pieces)])
+    least = summary[:, 0].min()
+    varying = np.bitwise_or.reduce(summary[:, 2] | (summary[:, 3] ^ summary[0, 3]))
+    low_bit = (int(varying) & -int(varying)).bit_length() - 1 if varying else 0
+    bits = int((summary[:, 1].max() - least) >> np.uint64(low_bit)).bit_length()
+    if not indices and bits <= _COUNTED:
+        _count_row(keys, pieces, least, low_bit, bits, dst, dst_step, unit, codec, flip)
+    else:
+        if packed:
+            least, low_bit = least << np.uint64(32), low_bit + 32
+        _radix_row(keys, pieces, least, low_bit, bits, indices and not packed, packed, dst,
+                   dst_step, codec, flip)
+    tally = summary[:, 4:].sum(0)
+    if not indices and (tally[0] or tally[3]):
+        refill(src, src_step, dst, dst_step, n, unit, codec, flip, tally.astype(np.int64))
+
+
+def _count_row(keys, pieces, least, low_bit, bits, dst, dst_step, unit, codec, flip):
+    """Sort the values of a row whose ``keys`` differ in ``bits`` bits from ``low_bit`` on by
+    counting them: each thread counts a piece of the keys (:func:`count_piece`), then writes a
+    piece of the places (:func:`fill_piece`)."""
+    shift, mask = np.uint64(low_bit), np.uint64((1 << bits) - 1)
+    counts = np.empty((len(pieces), 1 << bits), np.uint64)
+    run_in_parallel(count_piece, [(keys, low, high, least, shift, mask, counts[k])
+                                  for k, (low, high) in enumerate(pieces)])
+    ends = np.cumsum(counts.sum(0)).astype(np.int64)
+    run_in_parallel(fill_piece, [
+        (ends, int(np.searchsorted(ends, low, "right")), low, high, least, shift, dst, dst_step,
+         unit, codec, flip) for low, high in pieces if low < high])
+
+
+def _radix_row(keys, pieces, least, low_bit, bits, with_order, packed, dst, dst_step, codec,
+               flip):
+    """Sort the ``keys`` of a row (and its positions alongside, in arrays ``with_order`` or
+    ``packed`` in the keys' lower halves) stably on ``bits`` bits from ``low_bit`` on: passes
+    of at most ``_DIGIT`` bits (one pass for up to ``_ONE_PASS``), each of which counts each
+    piece's digits (:func:`count_piece`) and moves each piece's keys to its own part of every
+    digit's place (:func:`scatter_piece`). The last pass writes the result."""
+    n = keys.size
+    spare_keys = np.empty_like(keys)
+    order, spare_order = (np.empty(n, np.int64), np.empty(n, np.int64)) if with_order else \
+        (_NO_ORDER, _NO_ORDER)
+    passes = 1 if bits <= _ONE_PASS else -(-bits // _DIGIT)
+    digit = -(-bits // passes)
+    mask = np.uint64((1 << digit) - 1)
+    counts = np.empty((len(pieces), 1 << digit), np.uint64)
+    first = True
+    for p in range(passes):
+        shift = np.uint64(low_bit + p * digit)
+        run_in_parallel(count_piece, [(keys, low, high, least, shift, mask, counts[k])
+                                      for k, (low, high) in enumerate(pieces)])
+        totals = counts.sum(0)
+        last = p == passes - 1
+        if not last and totals.max() == n:
+            continue  # every key has this digit: the pass would not move anything
+        offsets = np.cumsum(counts, 0) - counts + (np.cumsum(totals) - totals)
+        run_in_parallel(scatter_piece, [
+            (keys, order, low, high, least, shift, mask, offsets[k], spare_keys, spare_order,
+             first, dst if last else 0, dst_step, codec, flip, packed)
+            for k, (low, high) in enumerate(pieces)])
+        keys, spare_keys, order, spare_order = spare_keys, keys, spare_order, order
+        first = False
