@@ -30,8 +30,7 @@ def run_in_parallel(kernel, calls):
     on the engine's threads; return their results when all are done."""
     global _pool
     if len(calls) == 1:  # the engine may have no threads (NUMBA_NUM_THREADS=1)
-        kernel(*calls[0])
-        return
+        return [kernel(*calls[0])]
     if _pool is None:
         _pool = concurrent.futures.ThreadPoolExecutor(THREADS - 1, "dlnumba-kernels")
     running = [_pool.submit(kernel, *args) for args in calls[1:]]
