@@ -10,8 +10,8 @@ from . import _dlpack
 from ._buffer import ArrayBase, describe
 from ._backend import backend_of, move
 from ._devices import CPU, as_device
-from ._dtypes import (FLOATING, INTEGER, NUMERIC, dtype_by_name, bfloat16, bool as bool_,
-                      float32, from_numpy_dtype)
+from ._dtypes import (FLOATING, INTEGER, NUMERIC, dtype_by_name, bfloat16, float32,
+                      from_numpy_dtype)
 from ._mode import is_strict
 from ._layout import broadcast_strides, c_layout, c_strides, size_of, sliced, view_of
 from ._memory import numpy_view
@@ -332,12 +332,9 @@ class ndarray(ArrayBase):
             offset, n, stride = sliced(key, shape[0], self._strides[0])
             return self._view(offset, (n,) + shape[1:], (stride,) + self._strides[1:])
         if type(key) is ndarray:
-            if key._dtype.kind in INTEGER and len(key._shape) == 1 == len(shape):
-                return _indexing.take_flat(self, key)
-            if key._dtype is bool_ and key._shape == shape:
-                selected = _indexing.compress_flat(self, key)
-                if selected is not None:
-                    return selected
+            selected = _indexing.select_flat(self, key)
+            if selected is not None:
+                return selected
         if _indexing.is_array_index(key):
             return _indexing.gather_index(self, key)
         try:
@@ -358,11 +355,7 @@ class ndarray(ArrayBase):
         elif not isinstance(value, ndarray):
             from ._creation_functions import asarray
             value = asarray(value, dtype=None if hasattr(value, "__dlpack__") else self._dtype)
-        if type(key) is ndarray and (
-                key._dtype is bool_ and key._shape == self._shape
-                and _indexing.expand_flat(self, key, value)
-                or key._dtype.kind in INTEGER and len(key._shape) == 1 == len(self._shape)
-                and _indexing.put_flat(self, key, value)):
+        if type(key) is ndarray and _indexing.assign_flat(self, key, value):
             return
         key = _indexing.numpy_index(key)
         if _indexing.is_array_index(key):

@@ -18,7 +18,7 @@ from ._arguments import normalize_axis
 from ._array_object import ndarray
 from ._backend import backend_of
 from ._devices import CPU
-from ._dtypes import INTEGER, int64, uint64
+from ._dtypes import INTEGER, bool as bool_, int64, uint64
 from ._layout import (broadcast_shapes, broadcast_strides, c_contiguous, c_strides, size_of,
                       view_of)
 from ._mode import is_strict
@@ -165,6 +165,27 @@ def gather_index(x, key):
     """``x[key]`` for an array index ``key`` (see :func:`array_index_offsets`)."""
     shape, offsets = array_index_offsets(x, key)
     return gather_offsets(x, shape, offsets)
+
+
+def select_flat(x, key):
+    """``x[key]`` for an array ``key`` in one kernel call (:func:`take_flat`,
+    :func:`compress_flat`); None where the key or the layouts need the offsets path."""
+    if key._dtype.kind in INTEGER and len(key._shape) == 1 == len(x._shape):
+        return take_flat(x, key)
+    if key._dtype is bool_ and key._shape == x._shape:
+        return compress_flat(x, key)
+    return None
+
+
+def assign_flat(x, key, value):
+    """``x[key] = value`` for an array ``key`` in one kernel call (:func:`put_flat`,
+    :func:`expand_flat`); False, with nothing written, where the key or the layouts need the
+    offsets path."""
+    if key._dtype.kind in INTEGER and len(key._shape) == 1 == len(x._shape):
+        return put_flat(x, key, value)
+    if key._dtype is bool_ and key._shape == x._shape:
+        return expand_flat(x, key, value)
+    return False
 
 
 def _flat_indices(x, indices):

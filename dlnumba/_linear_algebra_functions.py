@@ -129,9 +129,7 @@ def product(a, b, dtype):
     (m, k), n = a._shape[-2:], b._shape[-1]
     out = ndarray._empty(batch + (m, n), compute, zero=k == 0)
     if m and n and k:
-        if not (a._dtype is b._dtype is compute and a._strides == c_strides(a._shape)
-                and b._strides == c_strides(b._shape)):  # else one or both need packing
-            a, b = packed(a, compute), packed(b, compute)
+        a, b = packed(a, compute), packed(b, compute)
         if not batch:
             first = second = _FIRST
         elif (size_of(b._shape[:-2]) == 1 and a._shape[:-2] == batch

@@ -30,7 +30,7 @@ _ALL_AXES = [tuple(range(ndim)) for ndim in range(MAX_NDIM + 1)]
 def _axes(name, x, axis):
     """The reduced axes as a sorted tuple of non-negative ints (all for None)."""
     if axis is None:
-        return tuple(range(x.ndim))
+        return _ALL_AXES[len(x._shape)]
     if type(axis) is int and -x.ndim <= axis < x.ndim:  # the common case, kept lean
         return (axis % x.ndim,)
     if not isinstance(axis, tuple):
@@ -123,9 +123,9 @@ def _accumulation_dtype(name, x, dtype):
 
 
 def _sum_or_prod(name, op, x, axis, dtype, keepdims):
-    if (type(x) is ndarray and dtype is None and keepdims is False and axis is None
+    if (type(x) is ndarray and dtype is None and keepdims is False
             and x._dtype.kind in _SAME_ACCUMULATION and computation_dtype(x._dtype) is x._dtype):
-        return _reduce(name, op, x, _ALL_AXES[len(x._shape)], x._dtype)  # kept lean
+        return _reduce(name, op, x, _axes(name, x, axis), x._dtype)  # kept lean
     check_array(name, x, _ALL, "numeric (or bool)")
     _check_keepdims(name, keepdims)
     axes = _axes(name, x, axis)
@@ -154,10 +154,7 @@ def prod(x: ndarray, /, *, axis: Axes | None = None, dtype: DTypeLike | None = N
 def _extreme(name, op, x, axis, keepdims):
     if (type(x) is ndarray and keepdims is False and x._dtype.kind in REAL_NUMERIC
             and computation_dtype(x._dtype) is x._dtype and 0 not in x._shape):
-        if axis is None:  # the common cases, kept lean
-            return _reduce(name, op, x, _ALL_AXES[len(x._shape)], x._dtype)
-        if type(axis) is int and -len(x._shape) <= axis < len(x._shape):
-            return _reduce(name, op, x, (axis % len(x._shape),), x._dtype)
+        return _reduce(name, op, x, _axes(name, x, axis), x._dtype)  # kept lean
     ordered = real_numeric(name, x)
     _check_keepdims(name, keepdims)
     axes = _axes(name, x, axis)

@@ -572,7 +572,7 @@ def expand(src_address, src_stride, size, mask_address, mask_stride, dst_address
 def _scatter_values(src_address, src_stride, offsets, dst_address, itemsize, index):
     """:func:`scatter` from a contiguous ``src``, or (``src_stride`` 0) of one value."""
     if src_stride == 0 and offsets.size:
-        copies, owner = allocate(offsets.size * itemsize, index=index)
+        copies, owner = allocate(offsets.size * itemsize, index=index)  # alive to the end
         gather(src_address, np.zeros(offsets.size, np.int64), copies, itemsize, index)
         src_address = copies
     scatter(src_address, offsets, dst_address, itemsize, index)

@@ -23,9 +23,9 @@ from .walk import Direct
 _INT64 = np.dtype(np.int64)
 
 __all__ = ["allocate", "apply_elementwise", "arg_reduce_array", "check_pointer", "compress",
-           "copy_array", "expand",
-           "elementwise_job", "gather", "hand_over", "linspace", "nonzero", "reduce_array",
-           "put", "scan_array", "scatter", "take", "where", "zero_triangle"]
+           "copy_array", "elementwise_job", "expand", "gather", "hand_over", "linspace",
+           "nonzero", "put", "reduce_array", "scan_array", "scatter", "take", "where",
+           "zero_triangle"]
 
 
 def check_pointer(address):
