@@ -187,6 +187,35 @@ def test_float32_sum_is_pairwise_accurate():
         + 1e-4
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@given(data=st.data())
+@settings(max_examples=20, deadline=None)
+def test_vectorized_float_reductions_keep_special_values(dtype, data):
+    """Runs long enough for the vector accumulators (whole 128-element blocks and a rest):
+    max and min equal NumPy's, a NaN wins, and a zero result is IEEE 754's maximum (minimum)
+    of the zeros, +0 above -0 (NumPy returns whichever zero it met first); sums stay close."""
+    n = data.draw(st.integers(1 << 14, (1 << 14) + 300))
+    values = np.random.default_rng(data.draw(st.integers(0, 99))).random(n).astype(dtype)
+    special = data.draw(st.sampled_from([np.nan, np.inf, -np.inf, 0.0, -0.0]))
+    values[data.draw(st.integers(0, n - 1))] = special
+    if special == 0:
+        values[:] = -0.0
+        values[data.draw(st.integers(0, n - 1))] = special
+    x = xp.asarray(values)
+    for name in ("max", "min"):
+        expected = getattr(np, name)(values)
+        actual = to_numpy(getattr(xp, name)(x))
+        np.testing.assert_array_equal(actual, expected)
+        if expected == 0:
+            assert np.signbit(actual) == (name == "min" or bool(np.signbit(special)))
+    exact = values.astype(np.float64).sum()
+    np.testing.assert_allclose(to_numpy(xp.sum(x)), exact, rtol=1e-5 if dtype == "float32"
+                               else 1e-12)
+    rows = values[: n - n % 64].reshape(-1, 64)
+    np.testing.assert_allclose(to_numpy(xp.sum(xp.asarray(rows.T), axis=1)),
+                               rows.astype(np.float64).sum(axis=0), rtol=1e-4)
+
+
 def test_large_reductions_take_the_threaded_paths():
     rng = np.random.default_rng(1)
     values = rng.random((1024, 1024)).astype(np.float32)

@@ -3,9 +3,11 @@
 A reduction walks its input in memory order (a plan of the input and an accumulator that has
 zero strides along the reduced axes; :func:`.shared.plan.make_plan` orders and merges the
 dimensions).
-When the innermost dimension is reduced, each run of it is reduced to one value (pairwise, in
-blocks of 128 with 8 accumulators, as NumPy sums) and combined into its accumulator; when it is
-kept, whole rows are combined into the accumulator row. The operation travels as a tag (an
+When the innermost dimension is reduced, each run of it is reduced to one value and combined
+into its accumulator; when it is kept, whole rows are combined into the accumulator row. Float
+sums and products run pairwise over blocks of 128, as NumPy's do; a contiguous float block is
+combined in four 32-byte vector accumulators (:func:`_vector_combine`), a strided one in 8
+scalar accumulators, as NumPy's are. The operation travels as a tag (an
 empty array whose record dtype's one field names it), so each (operation, input dtype,
 accumulator dtype) is one compiled, cached specialization for every layout. Below 2**14
 elements, reductions and arg-reductions run the same arithmetic as small runs
@@ -15,8 +17,10 @@ elements, reductions and arg-reductions run the same arithmetic as small runs
 import functools
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
-from numba.extending import overload
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 from .. import _dtypes
 from .._native import copy_memory
@@ -33,6 +37,11 @@ from .walk import advance, byte_layout, compile_run, odometer, walk_entry
 
 _BLOCK = 128
 _INT64_TAG = np.empty(0, np.int64)
+_VECTOR_BYTES = 32  # one AVX register; LLVM splits the vectors where registers are narrower
+_VECTORS = 4  # independent vector accumulators: enough to hide an addition's latency
+# The scalar operations the vector loop combines with: LLVM instruction or intrinsic names.
+_VECTOR_OPERATIONS = {"add": "fadd", "multiply": "fmul", "maximum": "llvm.maximum",
+                      "minimum": "llvm.minimum"}
 
 
 def _block(op, x, start, n, stride, x_tag, acc_tag):
@@ -61,6 +70,79 @@ def _block(op, x, start, n, stride, x_tag, acc_tag):
     return r
 
 
+@intrinsic
+def _vector_combine(typingctx, op, pointer, start, count):
+    """Combine ``count`` contiguous floats from ``pointer[start]`` (``count`` a positive multiple
+    of ``_VECTORS`` vectors) in ``_VECTORS`` vector accumulators: element ``i`` goes to lane
+    ``i % lanes`` of accumulator ``i // lanes % _VECTORS``. The accumulators are then combined
+    pairwise, and so are the halves of the last one, down to one value."""
+    operation = _VECTOR_OPERATIONS[OPERATIONS[op_name(op)][0]]
+    dtype = pointer.dtype
+
+    def codegen(context, builder, signature, args):
+        _, address, first, count = args
+        element = context.get_value_type(dtype)
+        size = context.get_abi_sizeof(element)
+        lanes = _VECTOR_BYTES // size
+        vector = ir.VectorType(element, lanes)
+
+        def apply(a, b):
+            if operation.startswith("llvm."):
+                name = f"{operation}.v{a.type.count}f{size * 8}"
+                function = cgutils.get_or_insert_function(
+                    builder.module, ir.FunctionType(a.type, [a.type] * 2), name)
+                return builder.call(function, [a, b])
+            return getattr(builder, operation)(a, b)
+
+        def index(value):
+            return ir.Constant(count.type, value)
+
+        base = builder.bitcast(builder.gep(address, [first]), vector.as_pointer())
+        slots = [cgutils.alloca_once(builder, vector) for _ in range(_VECTORS)]
+        for k, slot in enumerate(slots):
+            builder.store(builder.load(builder.gep(base, [index(k)]), align=size), slot)
+        rounds = builder.udiv(count, index(lanes * _VECTORS))
+        with cgutils.for_range_slice(builder, index(1), rounds, index(1)) as (i, _):
+            row = builder.mul(i, index(_VECTORS))
+            for k, slot in enumerate(slots):
+                value = builder.load(builder.gep(base, [builder.add(row, index(k))]), align=size)
+                builder.store(apply(builder.load(slot), value), slot)
+        values = [builder.load(slot) for slot in slots]
+        while len(values) > 1:
+            values = [apply(values[j], values[j + 1]) for j in range(0, len(values), 2)]
+        value = values[0]
+        while lanes > 1:
+            lanes //= 2
+            halves = [ir.Constant(ir.VectorType(ir.IntType(32), lanes), list(range(j, j + lanes)))
+                      for j in (0, lanes)]
+            value = apply(*(builder.shuffle_vector(value, value, half) for half in halves))
+        return builder.extract_element(value, ir.Constant(ir.IntType(32), 0))
+
+    return dtype(op, pointer, types.intp, types.intp), codegen
+
+
+def _full_blocks(op, x, start, n, x_tag, acc_tag):
+    """Combine ``n`` consecutive elements, ``n`` a multiple of ``_BLOCK`` (compiled only): in
+    vector accumulators where :func:`_vectorizes`, else by :func:`_block` (``n`` of ``_BLOCK``)."""
+
+
+@overload(_full_blocks, jit_options={"error_model": "numpy"})
+def _full_blocks_overload(op, x, start, n, x_tag, acc_tag):
+    # Kept this small, LLVM inlines it into the caller's loop (the call alone costs as much as
+    # the block).
+    if _vectorizes(op, x_tag, acc_tag):
+        return lambda op, x, start, n, x_tag, acc_tag: _vector_combine(op, x, start, n)
+    return lambda op, x, start, n, x_tag, acc_tag: _inlined_block(op, x, start, n, 1, x_tag,
+                                                                  acc_tag)
+
+
+def _vectorizes(op, x_tag, acc_tag):
+    """Whether :func:`_vector_combine` serves the reduction: floats reduced in their own type."""
+    dtype = storage(acc_tag.dtype)
+    return (isinstance(dtype, types.Float) and storage(x_tag.dtype) == dtype
+            and OPERATIONS[op_name(op)][1] == "value")
+
+
 # The large-array kernels inline the block (with a constant stride, contiguous loads vectorize);
 # the small-array ones call it: Numba copies a function's IR to inline it, which costs more
 # to compile than the call.
@@ -78,6 +160,8 @@ def _run_overload(op, x, start, n, stride, x_tag, acc_tag):
     if _is_pairwise(op, acc_tag):
         return lambda op, x, start, n, stride, x_tag, acc_tag: _pairwise_run(
             op, x, start, n, stride, x_tag, acc_tag)
+    if _vectorizes(op, x_tag, acc_tag):  # a float maximum or minimum: any order is exact
+        return _extreme_run
     return _in_order_run
 
 
@@ -105,6 +189,14 @@ def _in_order_run(op, x, start, n, stride, x_tag, acc_tag):
 _in_order_strided_run = njit(nogil=True, error_model="numpy")(_in_order_run)
 
 
+def _extreme_run(op, x, start, n, stride, x_tag, acc_tag):
+    if stride != 1:
+        return _in_order_strided_run(op, x, start, n, stride, x_tag, acc_tag)
+    full = n - n % _BLOCK
+    rest = _in_order_strided_run(op, x, start + full, n - full, 1, x_tag, acc_tag)
+    return combine(op, _full_blocks(op, x, start, full, x_tag, acc_tag), rest) if full else rest
+
+
 @njit(nogil=True, error_model="numpy")
 def _pairwise_run(op, x, start, n, stride, x_tag, acc_tag):
     if n <= _BLOCK:
@@ -113,14 +205,18 @@ def _pairwise_run(op, x, start, n, stride, x_tag, acc_tag):
         return _inlined_block(op, x, start, n, stride, x_tag, acc_tag)
     stack = stack_values(acc_tag, 64)  # a pairwise reduction's partial results
     depth = 0
-    for count in range((n + _BLOCK - 1) // _BLOCK):
-        first = count * _BLOCK
-        size = min(_BLOCK, n - first)
+    blocks = n // _BLOCK
+    for count in range(blocks):
+        first = start + count * _BLOCK * stride
         if stride == 1:
-            r = _inlined_block(op, x, start + first, size, 1, x_tag, acc_tag)
+            r = _full_blocks(op, x, first, _BLOCK, x_tag, acc_tag)
         else:
-            r = _inlined_block(op, x, start + first * stride, size, stride, x_tag, acc_tag)
+            r = _inlined_block(op, x, first, _BLOCK, stride, x_tag, acc_tag)
         depth = _push(op, stack, depth, count, r)
+    if n > blocks * _BLOCK:
+        r = _called_block(op, x, start + blocks * _BLOCK * stride, n - blocks * _BLOCK, stride,
+                          x_tag, acc_tag)
+        depth = _push(op, stack, depth, blocks, r)
     return _fold(op, stack, depth)
 
 
@@ -164,6 +260,9 @@ def reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, acc
     along the reduced dimensions."""
     x = _typed_pointer(x_address, x_tag)
     acc = _typed_pointer(acc_address, acc_tag)
+    # The calls below take the dtypes, not the tag arrays: an array argument costs atomic
+    # reference counts on every call (once per run).
+    op, x_tag, acc_tag = op.dtype, x_tag.dtype, acc_tag.dtype
     last = shape.size - 1
     inner, sx, sa = shape[last], x_strides[last], acc_strides[last]
     outer = 1
@@ -173,11 +272,7 @@ def reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, acc
     bx = ba = 0
     for _ in range(outer):
         if sa == 0:
-            if sx == 1:
-                value = _run(op, x, bx, inner, 1, x_tag, acc_tag)
-            else:
-                value = _run(op, x, bx, inner, sx, x_tag, acc_tag)
-            acc[ba] = combine(op, acc[ba], value)
+            acc[ba] = combine(op, acc[ba], _run(op, x, bx, inner, sx, x_tag, acc_tag))
         elif sx == 1 and sa == 1:
             for i in range(inner):
                 acc[ba + i] = combine(op, acc[ba + i], load(op, x[bx + i], x_tag, acc_tag))
