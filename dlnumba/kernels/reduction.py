@@ -272,7 +272,11 @@ def reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, acc
     bx = ba = 0
     for _ in range(outer):
         if sa == 0:
-            acc[ba] = combine(op, acc[ba], _run(op, x, bx, inner, sx, x_tag, acc_tag))
+            if sx == 1:  # a constant stride: the run's contiguous loop alone
+                value = _run(op, x, bx, inner, 1, x_tag, acc_tag)
+            else:
+                value = _run(op, x, bx, inner, sx, x_tag, acc_tag)
+            acc[ba] = combine(op, acc[ba], value)
         elif sx == 1 and sa == 1:
             for i in range(inner):
                 acc[ba + i] = combine(op, acc[ba + i], load(op, x[bx + i], x_tag, acc_tag))
