@@ -8,6 +8,7 @@ the others write a new C-contiguous array through the copy engine, each input on
 
 from __future__ import annotations
 
+import functools
 import operator
 from typing import TYPE_CHECKING
 
@@ -65,17 +66,33 @@ def reshape(x: ndarray, /, shape: tuple[int, ...], *, copy: bool | None = None) 
     """
     if not isinstance(x, ndarray):
         raise TypeError(f"reshape expects a dlnumba.ndarray, not {type(x).__name__}")
-    new_shape = _resolve_shape(shape, x.size, x.shape)
     if copy is not True:
-        strides = (c_strides(new_shape) if x._strides == c_strides(x._shape) else
-                   reshaped_strides(x._shape, x._strides, new_shape))
+        try:
+            new_shape, strides = _remembered_view_layout(x._shape, x._strides, *shape)
+        except TypeError:  # no sequence of hashable sizes: checked uncached, and refused
+            new_shape, strides = _view_layout(x._shape, x._strides, shape)
         if strides is not None:
             return x._view(0, new_shape, strides)
         if copy is False:
             raise ValueError(f"cannot reshape an array of shape {x.shape} and strides "
                              f"{x._strides} to {new_shape} without a copy (copy=False)")
+    else:
+        new_shape = _resolve_shape(shape, x.size, x.shape)
     result = x._copy()
     return result._view(0, new_shape, c_strides(new_shape))
+
+
+def _view_layout(old_shape, old_strides, shape):
+    """The checked new shape and, when a view can have it, its strides (else None)."""
+    new_shape = _resolve_shape(shape, size_of(old_shape), old_shape)
+    if old_strides == c_strides(old_shape):
+        return new_shape, c_strides(new_shape)
+    return new_shape, reshaped_strides(old_shape, old_strides, new_shape)
+
+
+# The sizes come one by one, so that the cache tells 4 from 4.0 and from True (typed).
+_remembered_view_layout = functools.lru_cache(maxsize=4096, typed=True)(
+    lambda old_shape, old_strides, *shape: _view_layout(old_shape, old_strides, shape))
 
 
 def _resolve_shape(shape, size, old_shape):

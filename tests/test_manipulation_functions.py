@@ -321,6 +321,17 @@ def test_reshape_shape_forms_and_inference(request_, shape):
     assert np.array_equal(np.from_dlpack(r), np.reshape(a, request_))
 
 
+def test_reshape_remembers_no_shape_of_other_types():
+    """Reshape remembers the shapes it has checked: (4.0, 6) or a list inside stays a TypeError
+    after (4, 6) succeeded, and (True, 24) reads as (1, 24), as ``operator.index`` reads it."""
+    x = xp.arange(24)
+    assert xp.reshape(x, (4, 6)).shape == (4, 6)
+    for request in [(4.0, 6), (4, 6.0), ([4], 6)]:
+        with pytest.raises(TypeError, match="tuple of ints"):
+            xp.reshape(x, request)
+    assert xp.reshape(x, (1, 24)).shape == xp.reshape(x, (True, 24)).shape == (1, 24)
+
+
 @pytest.mark.parametrize("request_", [
     (-1, -1), (-1, 2, -1), (-1, -1, -1), (5,), (5, 5), (25,), (23,), (0, 24), (7, -1),
     (5, -1), (0, -1), (-1, 0), (4, 7), 25, (48, -1), (2, 3, 5),
