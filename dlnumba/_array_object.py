@@ -293,7 +293,9 @@ class ndarray(ArrayBase):
     def _copy(self, dtype=None):
         """A new C-contiguous array with this array's values, cast to ``dtype`` if given."""
         result = ndarray._empty(self._shape, dtype or self._dtype, self._device)
-        result._assign(self)
+        backend_of(self._device).copy_array(self._address, self._strides, self._dtype,
+                                            result._address, result._strides, result._dtype,
+                                            self._shape)
         return result
 
     def _assign(self, source):

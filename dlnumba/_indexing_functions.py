@@ -199,10 +199,9 @@ def _flat_indices(x, indices):
     return indices
 
 
-def _check_flat(x, indices, bad):
-    if bad >= 0:
-        raise IndexError(f"index {int(indices[bad])} is out of bounds for axis 0 with size "
-                         f"{x._shape[0]}")
+def _out_of_bounds(x, indices, bad):
+    return IndexError(f"index {int(indices[bad])} is out of bounds for axis 0 with size "
+                      f"{x._shape[0]}")
 
 
 def take_flat(x, indices):
@@ -211,9 +210,10 @@ def take_flat(x, indices):
     if flat is None:
         return _take_along(x, indices, 0, indices._shape)
     out = ndarray._empty(flat._shape, x._dtype, x._device)
-    _check_flat(x, flat, backend_of(x._device).take(
-        x._address, x._shape[0], x._strides[0], flat._address, flat._shape[0], out._address,
-        x._dtype.itemsize))
+    bad = backend_of(x._device).take(x._address, x._shape[0], x._strides[0], flat._address,
+                                     flat._shape[0], out._address, x._dtype.itemsize)
+    if bad >= 0:
+        raise _out_of_bounds(x, flat, bad)
     return out
 
 
@@ -225,9 +225,11 @@ def put_flat(x, indices, value):
     if flat is None:
         return False
     source, source_stride = _source(x, value, flat._shape[0])
-    _check_flat(x, flat, backend_of(x._device).put(
-        source._address, source_stride, flat._address, flat._shape[0], x._address,
-        x._shape[0], x._strides[0], x._dtype.itemsize))
+    bad = backend_of(x._device).put(source._address, source_stride, flat._address,
+                                    flat._shape[0], x._address, x._shape[0], x._strides[0],
+                                    x._dtype.itemsize)
+    if bad >= 0:
+        raise _out_of_bounds(x, flat, bad)
     return True
 
 
