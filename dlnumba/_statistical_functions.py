@@ -8,14 +8,15 @@ the default integer dtypes for integer sums and products) and cast once at the e
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from ._arguments import check_array, normalize_axes, normalize_axis
 from ._array_object import ndarray
 from ._backend import backend_of
 from ._elementwise_functions import _binary, _unary
-from ._dtypes import (FLOATING, NUMERIC, REAL_NUMERIC, REAL_OF_COMPLEX, as_dtype, bool as bool_,
-                      computation_dtype, float64, int64, uint64, uint8)
+from ._dtypes import (DTYPES, FLOATING, NUMERIC, REAL_NUMERIC, REAL_OF_COMPLEX, as_dtype,
+                      bool as bool_, computation_dtype, float64, int64, uint64, uint8)
 from ._layout import MAX_NDIM, c_strides, size_of
 from ._mode import is_strict
 
@@ -25,14 +26,21 @@ if TYPE_CHECKING:
 _ALL = ("bool",) + NUMERIC
 _SAME_ACCUMULATION = ("real floating", "complex floating")  # sum and prod keep these dtypes
 _ALL_AXES = [tuple(range(ndim)) for ndim in range(MAX_NDIM + 1)]
+# The dtypes of the lean paths: those reduced in themselves, sums and products of the floating
+# ones, maxima and minima of the real numeric ones.
+_LEAN_SUMS = frozenset(d for d in DTYPES if d.kind in _SAME_ACCUMULATION
+                       and computation_dtype(d) is d)
+_LEAN_EXTREMES = frozenset(d for d in DTYPES if d.kind in REAL_NUMERIC
+                           and computation_dtype(d) is d)
 
 
 def _axes(name, x, axis):
     """The reduced axes as a sorted tuple of non-negative ints (all for None)."""
     if axis is None:
         return _ALL_AXES[len(x._shape)]
-    if type(axis) is int and -x.ndim <= axis < x.ndim:  # the common case, kept lean
-        return (axis % x.ndim,)
+    ndim = len(x._shape)
+    if type(axis) is int and -ndim <= axis < ndim:  # the common case, kept lean
+        return (axis % ndim,)
     if not isinstance(axis, tuple):
         normalize_axis(axis, x.ndim, name)  # an int: checked as one (a list is refused)
     return tuple(sorted(normalize_axes(axis, x.ndim, name)))
@@ -88,12 +96,17 @@ def _requested_dtype(name, x, dtype):
 def _reduce(name, op, x, axes, acc_dtype):
     """A new array of the kept dimensions: the reduction ``op`` along ``axes`` in
     ``acc_dtype``."""
-    kept = () if len(axes) == len(x._shape) else tuple(
-        n for d, n in enumerate(x._shape) if d not in axes)
-    acc = ndarray._empty(kept, acc_dtype, x._device)
+    acc = ndarray._empty(() if len(axes) == len(x._shape) else _kept_shape(x._shape, axes),
+                         acc_dtype, x._device)
     backend_of(x._device).reduce_array(op, x._address, x._strides, x._dtype, x._shape, axes,
                                        acc._address, acc_dtype)
     return acc
+
+
+@functools.lru_cache(maxsize=1024)
+def _kept_shape(shape, axes):
+    """``shape`` without the dimensions ``axes``."""
+    return tuple(n for d, n in enumerate(shape) if d not in axes)
 
 
 def _reduced_size(x, axes):
@@ -123,9 +136,9 @@ def _accumulation_dtype(name, x, dtype):
 
 
 def _sum_or_prod(name, op, x, axis, dtype, keepdims):
-    if (type(x) is ndarray and dtype is None and keepdims is False
-            and x._dtype.kind in _SAME_ACCUMULATION and computation_dtype(x._dtype) is x._dtype):
-        return _reduce(name, op, x, _axes(name, x, axis), x._dtype)  # kept lean
+    if type(x) is ndarray and dtype is None and keepdims is False and x._dtype in _LEAN_SUMS:
+        return _reduce(name, op, x, _ALL_AXES[len(x._shape)] if axis is None
+                       else _axes(name, x, axis), x._dtype)  # kept lean
     check_array(name, x, _ALL, "numeric (or bool)")
     _check_keepdims(name, keepdims)
     axes = _axes(name, x, axis)
@@ -152,9 +165,10 @@ def prod(x: ndarray, /, *, axis: Axes | None = None, dtype: DTypeLike | None = N
 
 
 def _extreme(name, op, x, axis, keepdims):
-    if (type(x) is ndarray and keepdims is False and x._dtype.kind in REAL_NUMERIC
-            and computation_dtype(x._dtype) is x._dtype and 0 not in x._shape):
-        return _reduce(name, op, x, _axes(name, x, axis), x._dtype)  # kept lean
+    if (type(x) is ndarray and keepdims is False and x._dtype in _LEAN_EXTREMES
+            and 0 not in x._shape):
+        return _reduce(name, op, x, _ALL_AXES[len(x._shape)] if axis is None
+                       else _axes(name, x, axis), x._dtype)  # kept lean
     ordered = real_numeric(name, x)
     _check_keepdims(name, keepdims)
     axes = _axes(name, x, axis)
