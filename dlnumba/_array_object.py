@@ -477,6 +477,9 @@ def _binary_operator(name, dunder):
 
 
 def _matmul(self, other):
+    result = _linear_algebra.plain_matmul(self, other)  # the common case, kept lean
+    if result is not None:
+        return result
     if not isinstance(other, ndarray):
         return NotImplemented
     return _linear_algebra.matmul(self, other)

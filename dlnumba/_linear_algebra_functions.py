@@ -15,6 +15,7 @@ import numpy as np
 
 from ._arguments import check_array, check_int, on_host
 from ._array_object import ndarray
+from ._devices import CPU
 from ._dtypes import DTYPES, NUMERIC, common_dtype, computation_dtype
 from ._layout import (broadcast_shapes, broadcast_strides, c_contiguous, c_strides,
                       reshaped_strides, size_of)
@@ -62,6 +63,24 @@ def offsets(shape, strides, batch):
 
 _FIRST = offsets((), (), ())  # the one matrix of an unbatched operand
 _MATMUL = Direct(kernels.matmul)  # by compute dtype, which fixes the argument types
+
+
+_LEAN_DTYPES = frozenset(d for d in TAGS if d.kind in NUMERIC)
+
+
+def plain_matmul(x1, x2):
+    """``x1 @ x2`` of two C-contiguous, non-empty 2-D host arrays of one numeric dtype that
+    computes in itself, in one kernel call; None for any other operands."""
+    if (type(x2) is ndarray and x1._dtype is x2._dtype and x1._dtype in _LEAN_DTYPES
+            and x1._device is CPU and x2._device is CPU and len(x1._shape) == len(x2._shape) == 2):
+        (m, k), n = x1._shape, x2._shape[1]
+        if m and n and k and x2._shape[0] == k and x1._strides == (k, 1) and x2._strides == (n, 1):
+            out = ndarray._empty((m, n), x1._dtype)
+            arguments = (x1._address, _FIRST, x2._address, _FIRST, out._address, m, k, n,
+                         TAGS[x1._dtype])
+            (_MATMUL.get(x1._dtype) or _MATMUL.entry(x1._dtype, arguments))(*arguments)
+            return out
+    return None
 
 
 def stack_offsets(x, batch):
