@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
-TAGS = {d: np.empty(0, d.storage) for d in DTYPES if computation_dtype(d) is d}
+# The kernels' dtype tags: NumPy dtypes, which a compiled function unboxes for nothing.
+TAGS = {d: d.storage for d in DTYPES if computation_dtype(d) is d}
 
 
 def check_pair(name, x1, x2, min_ndim=0):

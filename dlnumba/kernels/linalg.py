@@ -1,13 +1,13 @@
 """Linear algebra kernels: BLAS and LAPACK (Numba's ``np.dot`` and ``np.linalg``) over stacks.
 
 A kernel reads each operand as C-contiguous matrices (or vectors) of one dtype, named by a tag
-(an empty array of that dtype, as in :mod:`.transfer`): an address and an int64 array of element
-offsets, one per matrix of the batch (a broadcast operand repeats an offset). Results go to
-C-contiguous stacks at ``out`` addresses, one matrix after another. One compilation per dtype
-therefore covers every batch shape, broadcast and matrix size; it happens on first use and is
-cached on disk. Decompositions take float32, float64, complex64 and complex128 tags; the
-products (``matmul``, ``vecdot``, ``cross``, ``row_sums``) take integer tags too, and wrap
-around as NumPy does. LAPACK failures raise ``numpy.linalg.LinAlgError`` (singular or not
+(a NumPy dtype, or an empty array of it as in :mod:`.transfer`): an address and an int64 array
+of element offsets, one per matrix of the batch (a broadcast operand repeats an offset).
+Results go to C-contiguous stacks at ``out`` addresses, one matrix after another. One
+compilation per dtype therefore covers every batch shape, broadcast and matrix size; it happens
+on first use and is cached on disk. Decompositions take float32, float64, complex64 and
+complex128 tags; the products (``matmul``, ``vecdot``, ``cross``, ``row_sums``) take integer
+tags too, and wrap around as NumPy does. LAPACK failures raise ``numpy.linalg.LinAlgError`` (singular or not
 positive definite matrices, and NaN or infinity in an input) or ``ValueError`` (no convergence).
 """
 
@@ -15,13 +15,20 @@ import numpy as np
 from numba import carray, njit, types
 from numba.extending import overload
 
+from ..shared.tags import storage
 from .transfer import _typed_pointer
 
 
-@njit
 def _matrix(address, offset, rows, cols, tag):
-    """The C-contiguous ``rows x cols`` matrix ``offset`` elements after ``address``."""
-    return carray(_typed_pointer(address + offset * tag.itemsize, tag), (rows, cols))
+    """The C-contiguous ``rows x cols`` matrix ``offset`` elements after ``address`` (compiled
+    only)."""
+
+
+@overload(_matrix)
+def _matrix_overload(address, offset, rows, cols, tag):
+    itemsize = storage(tag.dtype).bitwidth // 8
+    return lambda address, offset, rows, cols, tag: carray(
+        _typed_pointer(address + offset * itemsize, tag), (rows, cols))
 
 
 @njit
