@@ -7,8 +7,9 @@ Results go to C-contiguous stacks at ``out`` addresses, one matrix after another
 compilation per dtype therefore covers every batch shape, broadcast and matrix size; it happens
 on first use and is cached on disk. Decompositions take float32, float64, complex64 and
 complex128 tags; the products (``matmul``, ``vecdot``, ``cross``, ``row_sums``) take integer
-tags too, and wrap around as NumPy does. LAPACK failures raise ``numpy.linalg.LinAlgError`` (singular or not
-positive definite matrices, and NaN or infinity in an input) or ``ValueError`` (no convergence).
+tags too, and wrap around as NumPy does. LAPACK failures raise ``numpy.linalg.LinAlgError``
+(singular or not positive definite matrices, and NaN or infinity in an input) or
+``ValueError`` (no convergence).
 """
 
 import numpy as np
