@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from .. import _dtypes
-from .._layout import c_strides, size_of
+from .._layout import c_layout, c_strides, size_of
 from .._native import copy_memory
 from ..shared.plan import make_plan
 from ..shared.tags import COMPUTED, TAGS, UNITS
@@ -63,9 +63,11 @@ def copy_array(src_address, src_strides, src_dtype, dst_address, dst_strides, ds
     The conversion is NumPy's ``astype`` (unsafe casting). Overlapping source and destination
     behave as if the source were read completely before the first write.
     """
-    if src_dtype is dst_dtype and src_strides == dst_strides == c_strides(shape):
-        copy_memory(dst_address, src_address, size_of(shape) * src_dtype.itemsize)
-        return  # the common case, kept lean: one memmove
+    if src_dtype is dst_dtype:
+        count, dense_strides = c_layout(shape)
+        if src_strides == dst_strides == dense_strides:
+            copy_memory(dst_address, src_address, count * src_dtype.itemsize)
+            return  # the common case, kept lean: one memmove
     job = _job(shape, src_strides, dst_strides, src_dtype, dst_dtype)
     plan = job.plan
     if plan is None:
