@@ -167,14 +167,15 @@ def _scalar_array(value, x):
     standard's mixed array/scalar rules: a complex scalar makes a real floating dtype
     complex; outside strict mode, NumPy's for the cases the standard leaves open)."""
     dtype = x._dtype
-    if type(value) is complex and dtype.kind == "real floating":
-        dtype = promoted_dtype(dtype, value)
-    elif dtype.kind not in _SCALAR_KINDS[type(value)] and not is_strict():
-        # NumPy 2's rules for a Python scalar of another kind: it takes the default dtype of
-        # its kind, except a bool, which takes the array's.
-        dtype = dtype if type(value) is bool else PYTHON_TYPES[type(value)]
-    else:
-        check_scalar_kind(value, dtype)
+    if dtype.kind not in _SCALAR_KINDS[type(value)]:
+        if type(value) is complex and dtype.kind == "real floating":
+            dtype = promoted_dtype(dtype, value)
+        elif not is_strict():
+            # NumPy 2's rules for a Python scalar of another kind: it takes the default dtype
+            # of its kind, except a bool, which takes the array's.
+            dtype = dtype if type(value) is bool else PYTHON_TYPES[type(value)]
+        else:
+            check_scalar_kind(value, dtype)  # raises the standard's TypeError
     source = scalar_source(value, dtype)
     if source._dtype is dtype and source._device is x._device:
         return source
@@ -206,8 +207,11 @@ def _binary_signature(name, dtype1, dtype2, shape1, shape2, strides1, strides2, 
 
 
 def _binary(name, x1, x2, /, out=None):
-    if type(x1) is not ndarray or type(x2) is not ndarray:
-        x1, x2 = _as_operands(name, x1, x2)
+    if type(x2) is not ndarray or type(x1) is not ndarray:
+        if type(x1) is ndarray and type(x2) in _SCALARS:  # the common case, kept lean
+            x2 = _scalar_array(x2, x1)
+        else:
+            x1, x2 = _as_operands(name, x1, x2)
     if x1._device is not x2._device and x1._device != x2._device:
         raise ValueError(f"{name}: arrays on {x1.device} and {x2.device} cannot be combined")
     backend = backend_of(x1._device)
