@@ -19,7 +19,7 @@ from numba import njit, types
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
-from .vectorized_math import exp as _vectorized_exp
+from . import vectorized_math
 
 
 def like(value, x):
@@ -710,7 +710,11 @@ def _log1p_complex(x):
 
 
 def _exp_real(x):
-    return _vectorized_exp(x)
+    return vectorized_math.exp(x)
+
+
+def _log_real(x):
+    return vectorized_math.log(x)
 
 
 def _exp_complex(z):
@@ -853,7 +857,8 @@ FUNCTIONS = {
                        ufunc="exp"),
     "expm1": Elementwise(1, "floating-point", "same", _unary_math("expm1", _expm1_complex),
                          ufunc="expm1"),
-    "log": Elementwise(1, "floating-point", "same", _unary_math("log", _log_complex), ufunc="log"),
+    "log": Elementwise(1, "floating-point", "same", {"float": _log_real, "complex": _log_complex},
+                       ufunc="log"),
     "log1p": Elementwise(1, "floating-point", "same", _unary_math("log1p", _log1p_complex),
                          ufunc="log1p"),
     "log2": Elementwise(1, "floating-point", "same", _unary_math("log2", _log2_complex),

@@ -124,3 +124,47 @@ def _exp_float32(x):
     y = (p * reinterpret(np.int32((half + 127) << 23), np.float32)
          * reinterpret(np.int32((k - half + 127) << 23), np.float32))
     return y if x == x else x
+
+
+def log(x):
+    """The natural logarithm of float32 or float64 ``x`` (compiled only): float32 within two
+    ULP, float64 libm's."""
+
+
+@overload(log)
+def _log_overload(x):
+    if x == types.float32:
+        return _log_float32
+    if x == types.float64:
+        return lambda x: np.log(x)
+
+
+# x = 2**e * m with m in [sqrt(1/2), sqrt(2)); log(m) = log(1 + f) from Cephes' logf
+# polynomial. A subnormal x is scaled by 2**25 first.
+
+def _log_float32(x):
+    subnormal = x < np.float32(1.1754943508222875e-38)
+    scaled = x * np.float32(33554432.0) if subnormal else x
+    bits = reinterpret(scaled, np.int32)
+    offset = np.int32(bits - np.int32(0x3F3504F3))
+    f = reinterpret(np.int32(bits - (offset & np.int32(-0x800000))), np.float32) - np.float32(1)
+    e = np.float32(np.int32(offset >> np.int32(23)) - np.int32(25 if subnormal else 0))
+    z = f * f
+    p = np.float32(7.0376836292e-2)
+    p = fused_multiply_add(p, f, np.float32(-1.1514610310e-1))
+    p = fused_multiply_add(p, f, np.float32(1.1676998740e-1))
+    p = fused_multiply_add(p, f, np.float32(-1.2420140846e-1))
+    p = fused_multiply_add(p, f, np.float32(1.4249322787e-1))
+    p = fused_multiply_add(p, f, np.float32(-1.6668057665e-1))
+    p = fused_multiply_add(p, f, np.float32(2.0000714765e-1))
+    p = fused_multiply_add(p, f, np.float32(-2.4999993993e-1))
+    p = fused_multiply_add(p, f, np.float32(3.3333331174e-1))
+    y = fused_multiply_add(p * f, z, fused_multiply_add(e, np.float32(-2.12194440e-4), f))
+    y = fused_multiply_add(z, np.float32(-0.5), y)
+    y = fused_multiply_add(e, np.float32(0.693359375), y)
+    if x > 0 and x < np.inf:
+        return y
+    if x == 0:
+        return np.float32(-np.inf)
+    return x if x >= 0 else np.float32(np.nan)
+
