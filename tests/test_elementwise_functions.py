@@ -1064,7 +1064,7 @@ def test_real_special_cases_half(name, args, expected, dtype):
 
 
 
-@pytest.mark.parametrize("name", ["log"])
+@pytest.mark.parametrize("name", ["log", "sin", "cos"])
 def test_vectorized_float32_functions_over_the_whole_range(name):
     """dlnumba's own float32 polynomials (not libm's), run by the vectorized loops on a large
     array, contiguous and strided: every 4099th bit pattern (all signs and exponents, zeros,

@@ -717,6 +717,14 @@ def _log_real(x):
     return vectorized_math.log(x)
 
 
+def _sin_real(x):
+    return vectorized_math.sin(x)
+
+
+def _cos_real(x):
+    return vectorized_math.cos(x)
+
+
 def _exp_complex(z):
     x, y = z.real, z.imag
     if y == 0:  # exp(x + 0i) = exp(x) + 0i, also where exp(x) overflows
@@ -865,8 +873,10 @@ FUNCTIONS = {
                         ufunc="log2"),
     "log10": Elementwise(1, "floating-point", "same", _unary_math("log10", _log10_complex),
                          ufunc="log10"),
-    "sin": Elementwise(1, "floating-point", "same", _unary_math("sin"), ufunc="sin"),
-    "cos": Elementwise(1, "floating-point", "same", _unary_math("cos"), ufunc="cos"),
+    "sin": Elementwise(1, "floating-point", "same",
+                       {"float": _sin_real, "complex": _numpy("sin")}, ufunc="sin"),
+    "cos": Elementwise(1, "floating-point", "same",
+                       {"float": _cos_real, "complex": _numpy("cos")}, ufunc="cos"),
     "tan": Elementwise(1, "floating-point", "same", _unary_math("tan"), ufunc="tan"),
     "asin": Elementwise(1, "floating-point", "same", _unary_math("arcsin", _asin_complex),
                         ufunc="arcsin"),
