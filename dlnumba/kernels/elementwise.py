@@ -23,7 +23,7 @@ from numba import njit
 from .._layout import c_strides
 from ..shared.conversions import convert, store
 from ..shared.plan import make_plan
-from ..shared.scalar import apply
+from ..shared.scalar import apply, apply_common, has_common, outside_common
 from ..shared.tags import TAGS, signature_tag, unpack
 from .copy import copy_array
 from .threads import PARALLEL_BYTES, THREADS, VECTORIZED_SIZE, run_in_parallel
@@ -73,19 +73,28 @@ def unary(signature, layout, x_address, out_address):
     index = odometer(last + 1)
     bx = bo = 0
     for _ in range(outer):
-        if sx == 1 and so == 1:
+        if sx == 1 and so == 1 and not has_common(op):
             for i in range(inner):
                 out[bo + i] = store(apply(op, convert(x[bx + i], x_tag, compute_tag)),
                                      out_tag)
-        elif so == 1:  # a strided input, gathered block by block: the operation vectorizes
+        elif so == 1:  # a strided input, or an operation with common code (the vectorized
+            # loop runs that, then the operation itself for the block's other arguments),
+            # gathered block by block: the operation vectorizes
             block = stack_values(x_tag, _GATHERED)
             for start in range(0, inner, _GATHERED):
                 count = min(_GATHERED, inner - start)
                 for i in range(count):
                     block[i] = x[bx + (start + i) * sx]
+                outside = False
                 for i in range(count):
-                    out[bo + start + i] = store(apply(op, convert(block[i], x_tag, compute_tag)),
-                                                out_tag)
+                    value = convert(block[i], x_tag, compute_tag)
+                    outside |= outside_common(op, value)
+                    out[bo + start + i] = store(apply_common(op, value), out_tag)
+                if outside:
+                    for i in range(count):
+                        value = convert(block[i], x_tag, compute_tag)
+                        if outside_common(op, value):
+                            out[bo + start + i] = store(apply(op, value), out_tag)
         else:
             for i in range(inner):
                 out[bo + i * so] = store(

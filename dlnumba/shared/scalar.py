@@ -725,6 +725,18 @@ def _cos_real(x):
     return vectorized_math.cos(x)
 
 
+def _sin_common_real(x):
+    return vectorized_math.sin_common(x)
+
+
+def _cos_common_real(x):
+    return vectorized_math.cos_common(x)
+
+
+def _outside_common_real(x):
+    return abs(x) > vectorized_math.COMMON_LIMIT
+
+
 def _exp_complex(z):
     x, y = z.real, z.imag
     if y == 0:  # exp(x + 0i) = exp(x) + 0i, also where exp(x) overflows
@@ -762,6 +774,8 @@ class Elementwise(NamedTuple):
     operator: str | None = None  #: the ndarray operator, ``"add"`` for ``__add__`` (and the
     #: reflected and in-place ``__radd__``, ``__iadd__`` of arithmetic operators)
     copies: tuple = ()  #: the kinds whose result is a copy of the input (``ceil`` of an int)
+    common: dict = {}  #: faster scalar code per kind for most arguments, which the vectorized
+    #: loops run: (code, outside) with ``outside(x)`` true where ``kinds``' code must run instead
 
 
 FUNCTIONS = {
@@ -874,9 +888,11 @@ FUNCTIONS = {
     "log10": Elementwise(1, "floating-point", "same", _unary_math("log10", _log10_complex),
                          ufunc="log10"),
     "sin": Elementwise(1, "floating-point", "same",
-                       {"float": _sin_real, "complex": _numpy("sin")}, ufunc="sin"),
+                       {"float": _sin_real, "complex": _numpy("sin")}, ufunc="sin",
+                       common={"float": (_sin_common_real, _outside_common_real)}),
     "cos": Elementwise(1, "floating-point", "same",
-                       {"float": _cos_real, "complex": _numpy("cos")}, ufunc="cos"),
+                       {"float": _cos_real, "complex": _numpy("cos")}, ufunc="cos",
+                       common={"float": (_cos_common_real, _outside_common_real)}),
     "tan": Elementwise(1, "floating-point", "same", _unary_math("tan"), ufunc="tan"),
     "asin": Elementwise(1, "floating-point", "same", _unary_math("arcsin", _asin_complex),
                         ufunc="arcsin"),
@@ -912,13 +928,17 @@ FUNCTIONS = {
 _COMPILED = {}
 
 
-def implementation(tag):
-    """The compiled scalar operation an operation tag (:func:`.tags.op_tag`) selects."""
+def implementation(tag, part=0):
+    """The compiled scalar operation an operation tag (:func:`.tags.op_tag`) selects; ``part``
+    1 and 2: its common code and ``outside`` (:attr:`Elementwise.common`), the operation
+    itself and False where it has none."""
     name, kind = next(iter(tag.dtype.fields)).split(":")
-    function = _COMPILED.get((name, kind))
+    function = _COMPILED.get((name, kind, part))
     if function is None:
-        function = _COMPILED[(name, kind)] = njit(FUNCTIONS[name].kinds[kind],
-                                                  error_model="numpy")
+        row = FUNCTIONS[name]
+        code = row.common[kind][part - 1] if part and kind in row.common else (
+            _false if part == 2 else row.kinds[kind])
+        function = _COMPILED[(name, kind, part)] = njit(code, error_model="numpy")
     return function
 
 
@@ -932,6 +952,39 @@ def _apply_overload(op, *operands):
     if len(operands) == 1:
         return lambda op, *operands: function(operands[0])
     return lambda op, *operands: function(operands[0], operands[1])
+
+
+def apply_common(op, x):
+    """The unary operation ``op`` of ``x`` by its common code, right where
+    :func:`outside_common` is false (compiled only)."""
+
+
+@overload(apply_common, jit_options={"error_model": "numpy"})
+def _apply_common_overload(op, x):
+    function = implementation(op, 1)
+    return lambda op, x: function(x)
+
+
+def has_common(op):
+    """Whether the unary operation ``op`` has common code of its own (compiled only)."""
+
+
+@overload(has_common)
+def _has_common_overload(op):
+    name, kind = next(iter(op.dtype.fields)).split(":")
+    common = kind in FUNCTIONS[name].common
+    return lambda op: common
+
+
+def outside_common(op, x):
+    """Whether ``x`` is outside what the common code of the unary operation ``op`` takes
+    (compiled only)."""
+
+
+@overload(outside_common, jit_options={"error_model": "numpy"})
+def _outside_common_overload(op, x):
+    function = implementation(op, 2)
+    return lambda op, x: function(x)
 
 
 def _divide_by_count(value, count):

@@ -180,26 +180,34 @@ def cos(x):
     float64 libm's."""
 
 
-@overload(sin)
-def _sin_overload(x):
-    if x == types.float32:
-        return _sin_float32
-    if x == types.float64:
-        return lambda x: np.sin(x)
+COMMON_LIMIT = 16777216.0  #: the largest float32 ``|x|`` that sin_common and cos_common take
 
 
-@overload(cos)
-def _cos_overload(x):
-    if x == types.float32:
-        return _cos_float32
-    if x == types.float64:
-        return lambda x: np.cos(x)
+def sin_common(x):
+    """:func:`sin`, faster, for float32 ``|x| <= COMMON_LIMIT`` (and inf, NaN) only (compiled
+    only)."""
+
+
+def cos_common(x):
+    """:func:`cos`, faster, for float32 ``|x| <= COMMON_LIMIT`` (and inf, NaN) only (compiled
+    only)."""
+
+
+def _float32_or_libm(float32_function, libm_function):
+    """An overload: ``float32_function`` for float32, ``libm_function`` for float64."""
+    def typer(x):
+        if x == types.float32:
+            return float32_function
+        if x == types.float64:
+            return libm_function
+    return typer
 
 
 # 2/pi in 24-bit pieces: 2/pi = sum of _TWO_OVER_PI[i] * 2**(-24 * (i + 1)); 216 bits cover
 # every float32 argument. A float32 times a piece is exact in float64.
 _TWO_OVER_PI = tuple(float(digits) * 2.0 ** (-24 * (i + 1)) for i, digits in enumerate(
     (0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1, 0xF534DD, 0xC0DB62, 0x95993C, 0x439041, 0xFE5163)))
+_ROUNDER = 6755399441055744.0  # 1.5 * 2**52: adding it rounds a float64 below 2**51
 
 
 @register_jitable
@@ -208,15 +216,31 @@ def _modulo_4(t):
     return fused_multiply_add(np.rint(t * 0.25), -4.0, t)
 
 
+@register_jitable
+def _sine_of_reduced(x, r, k, quarter_turns):
+    """sin(x + quarter_turns * pi/2) of a float32 ``x`` = k * pi/2 + r, ``k`` an integral
+    float64 below 2**51, |r| a little over pi/4 at most: polynomials within 2**-27 in float64
+    (sin(-0) is -0)."""
+    z = r * r
+    sine = fused_multiply_add(z, -1.9507352235044895e-04, 8.332099940897439e-03)
+    sine = fused_multiply_add(z, sine, -1.6666653575326035e-01)
+    sine = fused_multiply_add(r * z, sine, r)
+    cosine = fused_multiply_add(z, 2.4423037803552694e-05, -1.3887224151684615e-03)
+    cosine = fused_multiply_add(z, cosine, 4.1666643682060675e-02)
+    cosine = fused_multiply_add(z * z, cosine, fused_multiply_add(z, -0.5, 1.0))
+    quadrant = reinterpret(k + _ROUNDER, np.int64) + quarter_turns  # low bits: k modulo 4
+    y = cosine if quadrant & 1 else sine
+    y = np.float32(-y if quadrant & 2 else y)
+    return x if x == 0 and quarter_turns == 0 else y
+
+
 def _sine_float32(quarter_turns):
-    """sin(x + quarter_turns * pi/2) of a float32 ``x``, computed in float64 without branches
-    (sin(-0) is -0).
+    """sin(x + quarter_turns * pi/2) of every float32 ``x``, without branches.
 
     x * 2/pi = k + f (Payne-Hanek): the products of x with the pieces of 2/pi are exact, and
     reduced modulo 4 where they can exceed 2 (x = m * 2**e with m below 2**24, so the
     products of the leading pieces are 0 modulo 4 for a large x). Summed from the largest
-    after k is taken off, each sum is exact where f is small. sin and cos of f * pi/2 are
-    then polynomials within 2**-27.
+    after k is taken off, each sum is exact where f is small.
     """
     def function(x):
         wide = np.float64(x)
@@ -230,21 +254,25 @@ def _sine_float32(quarter_turns):
         k = np.rint(t0 + t1 + t2 + t3 + t4 + t5 + t6)
         f = ((t0 - k) + t1 + t2 + t3 + t4 + t5 + t6 + wide * _TWO_OVER_PI[7]
              + wide * _TWO_OVER_PI[8])
-        r = f * 1.5707963267948966
-        z = r * r
-        sine = fused_multiply_add(z, -1.9507352235044895e-04, 8.332099940897439e-03)
-        sine = fused_multiply_add(z, sine, -1.6666653575326035e-01)
-        sine = fused_multiply_add(r * z, sine, r)
-        cosine = fused_multiply_add(z, 2.4423037803552694e-05, -1.3887224151684615e-03)
-        cosine = fused_multiply_add(z, cosine, 4.1666643682060675e-02)
-        cosine = fused_multiply_add(z * z, cosine, fused_multiply_add(z, -0.5, 1.0))
-        quadrant = reinterpret(k + 6755399441055744.0, np.int64) + quarter_turns  # k + 2**52 * 1.5
-        y = cosine if quadrant & 1 else sine
-        y = np.float32(-y if quadrant & 2 else y)
-        return x if x == 0 and quarter_turns == 0 else y
+        return _sine_of_reduced(x, f * 1.5707963267948966, k, quarter_turns)
 
     return function
 
 
-_sin_float32 = _sine_float32(0)
-_cos_float32 = _sine_float32(1)
+def _sine_common_float32(quarter_turns):
+    """sin(x + quarter_turns * pi/2) of a float32 ``x`` with ``|x| <= COMMON_LIMIT``: x - k*pi/2
+    with pi/2 in two float64 parts (Cody-Waite), k below 2**24 (the error stays below 2**-80)."""
+    def function(x):
+        wide = np.float64(x)
+        k = (wide * 0.6366197723675814 + _ROUNDER) - _ROUNDER
+        r = fused_multiply_add(k, -1.5707963267948966, wide)
+        r = fused_multiply_add(k, -6.123233995736766e-17, r)
+        return _sine_of_reduced(x, r, k, quarter_turns)
+
+    return function
+
+
+overload(sin)(_float32_or_libm(_sine_float32(0), lambda x: np.sin(x)))
+overload(cos)(_float32_or_libm(_sine_float32(1), lambda x: np.cos(x)))
+overload(sin_common)(_float32_or_libm(_sine_common_float32(0), lambda x: np.sin(x)))
+overload(cos_common)(_float32_or_libm(_sine_common_float32(1), lambda x: np.cos(x)))
