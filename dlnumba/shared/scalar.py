@@ -965,17 +965,6 @@ def _apply_common_overload(op, x):
     return lambda op, x: function(x)
 
 
-def has_common(op):
-    """Whether the unary operation ``op`` has common code of its own (compiled only)."""
-
-
-@overload(has_common)
-def _has_common_overload(op):
-    name, kind = next(iter(op.dtype.fields)).split(":")
-    common = kind in FUNCTIONS[name].common
-    return lambda op: common
-
-
 def outside_common(op, x):
     """Whether ``x`` is outside what the common code of the unary operation ``op`` takes
     (compiled only)."""
