@@ -734,7 +734,7 @@ def _cos_common_real(x):
 
 
 def _outside_common_real(x):
-    return abs(x) > vectorized_math.COMMON_LIMIT
+    return vectorized_math.outside_common(x)
 
 
 def _exp_complex(z):

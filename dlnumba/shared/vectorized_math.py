@@ -169,7 +169,6 @@ def _log_float32(x):
     return x if x >= 0 else np.float32(np.nan)
 
 
-
 def sin(x):
     """The sine of float32 or float64 ``x`` (compiled only): float32 within one ULP, float64
     libm's."""
@@ -193,13 +192,18 @@ def cos_common(x):
     only)."""
 
 
-def _float32_or_libm(float32_function, libm_function):
-    """An overload: ``float32_function`` for float32, ``libm_function`` for float64."""
+def outside_common(x):
+    """Whether :func:`sin_common` and :func:`cos_common` leave ``x`` to :func:`sin` and
+    :func:`cos` (compiled only)."""
+
+
+def _by_precision(float32_function, float64_function):
+    """An overload: ``float32_function`` for float32, ``float64_function`` for float64."""
     def typer(x):
         if x == types.float32:
             return float32_function
         if x == types.float64:
-            return libm_function
+            return float64_function
     return typer
 
 
@@ -272,7 +276,8 @@ def _sine_common_float32(quarter_turns):
     return function
 
 
-overload(sin)(_float32_or_libm(_sine_float32(0), lambda x: np.sin(x)))
-overload(cos)(_float32_or_libm(_sine_float32(1), lambda x: np.cos(x)))
-overload(sin_common)(_float32_or_libm(_sine_common_float32(0), lambda x: np.sin(x)))
-overload(cos_common)(_float32_or_libm(_sine_common_float32(1), lambda x: np.cos(x)))
+overload(sin)(_by_precision(_sine_float32(0), lambda x: np.sin(x)))
+overload(cos)(_by_precision(_sine_float32(1), lambda x: np.cos(x)))
+overload(sin_common)(_by_precision(_sine_common_float32(0), lambda x: np.sin(x)))
+overload(cos_common)(_by_precision(_sine_common_float32(1), lambda x: np.cos(x)))
+overload(outside_common)(_by_precision(lambda x: abs(x) > COMMON_LIMIT, lambda x: False))
