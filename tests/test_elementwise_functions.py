@@ -1063,6 +1063,21 @@ def test_real_special_cases_half(name, args, expected, dtype):
         f"{name}{args} = {actual!r}, not {expected!r}"
 
 
+
+@pytest.mark.parametrize("name", ["log", "sin", "cos"])
+def test_vectorized_float32_functions_over_the_whole_range(name):
+    """dlnumba's own float32 polynomials (not libm's), run by the vectorized loops on a large
+    array, contiguous and strided: every 4099th bit pattern (all signs and exponents, zeros,
+    subnormals, infinities, NaN) against the float64 function rounded to float32."""
+    bits = np.arange(0, 1 << 32, 4099, dtype=np.uint64).astype(np.uint32)
+    values = np.concatenate([bits.view(np.float32), np.array(
+        [0.0, -0.0, inf, -inf, nan, 1.0, -1.0, 3.4028235e38, 1e-45, -1e-45], np.float32)])
+    with np.errstate(all="ignore"):
+        expected = NUMPY[name](values.astype(np.float64)).astype(np.float32)
+    assert_matches(name, to_numpy(call(name, xp.asarray(values))), expected, "float32")
+    assert_matches(name, to_numpy(call(name, xp.asarray(np.repeat(values, 2))[::2])), expected,
+                   "float32")
+
 def test_nextafter_steps_to_the_neighbour_float32_float64():
     for dtype in ("float32", "float64"):
         info = np.finfo(dtype)

@@ -12,7 +12,7 @@ Small arrays run :func:`strided_run`'s runs under :func:`.walk.walk`: one stride
 (operation, dtypes), quick to compile. Large arrays run :func:`unary` and :func:`binary`, whose
 innermost dimension has a contiguous fast path (and one for a broadcast scalar operand) that
 LLVM vectorizes; :func:`unary` gathers a strided input onto the stack, a block at a time, to
-run that path too.
+run that path too. An operation with common code (``sin``, ``cos``) runs :func:`unary_common`.
 """
 
 import functools
@@ -23,7 +23,7 @@ from numba import njit
 from .._layout import c_strides
 from ..shared.conversions import convert, store
 from ..shared.plan import make_plan
-from ..shared.scalar import apply
+from ..shared.scalar import FUNCTIONS, apply, apply_common, outside_common
 from ..shared.tags import TAGS, signature_tag, unpack
 from .copy import copy_array
 from .threads import PARALLEL_BYTES, THREADS, VECTORIZED_SIZE, run_in_parallel
@@ -94,6 +94,44 @@ def unary(signature, layout, x_address, out_address):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def unary_common(signature, layout, x_address, out_address):
+    """:func:`unary` for an operation with common code (:attr:`.scalar.Elementwise.common`),
+    block by block: the input gathered onto the stack, the common code's vectorized loop, the
+    operation itself for the block's arguments outside what that takes, and the block's
+    results stored."""
+    op, x_tag, out_tag, compute_tag = unpack(signature)
+    shape, x_strides, out_strides = layout[0], layout[1], layout[2]
+    x = _typed_pointer(x_address, x_tag)
+    out = _typed_pointer(out_address, out_tag)
+    last = shape.size - 1
+    inner, sx, so = shape[last], x_strides[last], out_strides[last]
+    outer = 1
+    for d in range(last):
+        outer *= shape[d]
+    index = odometer(last + 1)
+    block = stack_values(x_tag, _GATHERED)
+    results = stack_values(out_tag, _GATHERED)
+    bx = bo = 0
+    for _ in range(outer):
+        for start in range(0, inner, _GATHERED):
+            count = min(_GATHERED, inner - start)
+            for i in range(count):
+                block[i] = x[bx + (start + i) * sx]
+            outside = False
+            for i in range(count):
+                value = convert(block[i], x_tag, compute_tag)
+                outside |= outside_common(op, value)
+                results[i] = store(apply_common(op, value), out_tag)
+            if outside:
+                for i in range(count):
+                    value = convert(block[i], x_tag, compute_tag)
+                    if outside_common(op, value):
+                        results[i] = store(apply(op, value), out_tag)
+            for i in range(count):
+                out[bo + (start + i) * so] = results[i]
+        bx, bo = advance(index, shape, last - 1, (bx, bo), x_strides, out_strides)
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def binary(signature, layout, x_address, y_address, out_address):
     """``out = op(x, y)`` over a planned layout: ``layout``'s rows are the shape and the
     strides (in elements) of ``x``, ``y`` and ``out``, at least 2-D."""
@@ -154,7 +192,8 @@ class _ElementwiseJob:
         if plan.size < VECTORIZED_SIZE:
             self.kernel, self.layout = walk, byte_layout(plan, sizes)
         else:
-            self.kernel = unary if len(layouts) == 2 else binary
+            self.kernel = binary if len(layouts) == 3 else (
+                unary_common if kind in FUNCTIONS[name].common else unary)
             self.layout = np.array([plan.shape, *plan.strides])
         self.starts = [offset * size for offset, size in zip(plan.offsets, sizes)]
         self.lows = [low * size for (low, _), size in zip(plan.extents, sizes)]

@@ -19,7 +19,7 @@ from numba import njit, types
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
-from .vectorized_math import exp as _vectorized_exp
+from . import vectorized_math
 
 
 def like(value, x):
@@ -710,7 +710,31 @@ def _log1p_complex(x):
 
 
 def _exp_real(x):
-    return _vectorized_exp(x)
+    return vectorized_math.exp(x)
+
+
+def _log_real(x):
+    return vectorized_math.log(x)
+
+
+def _sin_real(x):
+    return vectorized_math.sin(x)
+
+
+def _cos_real(x):
+    return vectorized_math.cos(x)
+
+
+def _sin_common_real(x):
+    return vectorized_math.sin_common(x)
+
+
+def _cos_common_real(x):
+    return vectorized_math.cos_common(x)
+
+
+def _outside_common_real(x):
+    return vectorized_math.outside_common(x)
 
 
 def _exp_complex(z):
@@ -750,6 +774,8 @@ class Elementwise(NamedTuple):
     operator: str | None = None  #: the ndarray operator, ``"add"`` for ``__add__`` (and the
     #: reflected and in-place ``__radd__``, ``__iadd__`` of arithmetic operators)
     copies: tuple = ()  #: the kinds whose result is a copy of the input (``ceil`` of an int)
+    common: dict = {}  #: faster scalar code per kind for most arguments, which the vectorized
+    #: loops run: (code, outside) with ``outside(x)`` true where ``kinds``' code must run instead
 
 
 FUNCTIONS = {
@@ -853,15 +879,20 @@ FUNCTIONS = {
                        ufunc="exp"),
     "expm1": Elementwise(1, "floating-point", "same", _unary_math("expm1", _expm1_complex),
                          ufunc="expm1"),
-    "log": Elementwise(1, "floating-point", "same", _unary_math("log", _log_complex), ufunc="log"),
+    "log": Elementwise(1, "floating-point", "same", {"float": _log_real, "complex": _log_complex},
+                       ufunc="log"),
     "log1p": Elementwise(1, "floating-point", "same", _unary_math("log1p", _log1p_complex),
                          ufunc="log1p"),
     "log2": Elementwise(1, "floating-point", "same", _unary_math("log2", _log2_complex),
                         ufunc="log2"),
     "log10": Elementwise(1, "floating-point", "same", _unary_math("log10", _log10_complex),
                          ufunc="log10"),
-    "sin": Elementwise(1, "floating-point", "same", _unary_math("sin"), ufunc="sin"),
-    "cos": Elementwise(1, "floating-point", "same", _unary_math("cos"), ufunc="cos"),
+    "sin": Elementwise(1, "floating-point", "same",
+                       {"float": _sin_real, "complex": _numpy("sin")}, ufunc="sin",
+                       common={"float": (_sin_common_real, _outside_common_real)}),
+    "cos": Elementwise(1, "floating-point", "same",
+                       {"float": _cos_real, "complex": _numpy("cos")}, ufunc="cos",
+                       common={"float": (_cos_common_real, _outside_common_real)}),
     "tan": Elementwise(1, "floating-point", "same", _unary_math("tan"), ufunc="tan"),
     "asin": Elementwise(1, "floating-point", "same", _unary_math("arcsin", _asin_complex),
                         ufunc="arcsin"),
@@ -897,13 +928,17 @@ FUNCTIONS = {
 _COMPILED = {}
 
 
-def implementation(tag):
-    """The compiled scalar operation an operation tag (:func:`.tags.op_tag`) selects."""
+def implementation(tag, part=0):
+    """The compiled scalar operation an operation tag (:func:`.tags.op_tag`) selects; ``part``
+    1 and 2: its common code and ``outside`` (:attr:`Elementwise.common`), the operation
+    itself and False where it has none."""
     name, kind = next(iter(tag.dtype.fields)).split(":")
-    function = _COMPILED.get((name, kind))
+    function = _COMPILED.get((name, kind, part))
     if function is None:
-        function = _COMPILED[(name, kind)] = njit(FUNCTIONS[name].kinds[kind],
-                                                  error_model="numpy")
+        row = FUNCTIONS[name]
+        code = row.common[kind][part - 1] if part and kind in row.common else (
+            _false if part == 2 else row.kinds[kind])
+        function = _COMPILED[(name, kind, part)] = njit(code, error_model="numpy")
     return function
 
 
@@ -917,6 +952,28 @@ def _apply_overload(op, *operands):
     if len(operands) == 1:
         return lambda op, *operands: function(operands[0])
     return lambda op, *operands: function(operands[0], operands[1])
+
+
+def apply_common(op, x):
+    """The unary operation ``op`` of ``x`` by its common code, right where
+    :func:`outside_common` is false (compiled only)."""
+
+
+@overload(apply_common, jit_options={"error_model": "numpy"})
+def _apply_common_overload(op, x):
+    function = implementation(op, 1)
+    return lambda op, x: function(x)
+
+
+def outside_common(op, x):
+    """Whether ``x`` is outside what the common code of the unary operation ``op`` takes
+    (compiled only)."""
+
+
+@overload(outside_common, jit_options={"error_model": "numpy"})
+def _outside_common_overload(op, x):
+    function = implementation(op, 2)
+    return lambda op, x: function(x)
 
 
 def _divide_by_count(value, count):

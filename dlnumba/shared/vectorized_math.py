@@ -7,7 +7,7 @@ loop, which LLVM then turns into SIMD code. They compile for the CPU and CUDA ta
 import numpy as np
 from llvmlite import ir
 from numba import types
-from numba.extending import intrinsic, overload
+from numba.extending import intrinsic, overload, register_jitable
 
 from .conversions import reinterpret
 
@@ -124,3 +124,160 @@ def _exp_float32(x):
     y = (p * reinterpret(np.int32((half + 127) << 23), np.float32)
          * reinterpret(np.int32((k - half + 127) << 23), np.float32))
     return y if x == x else x
+
+
+def log(x):
+    """The natural logarithm of float32 or float64 ``x`` (compiled only): float32 within two
+    ULP, float64 libm's."""
+
+
+@overload(log)
+def _log_overload(x):
+    if x == types.float32:
+        return _log_float32
+    if x == types.float64:
+        return lambda x: np.log(x)
+
+
+# x = 2**e * m with m in [sqrt(1/2), sqrt(2)); log(m) = log(1 + f) from Cephes' logf
+# polynomial. A subnormal x is scaled by 2**25 first.
+
+def _log_float32(x):
+    subnormal = x < np.float32(1.1754943508222875e-38)
+    scaled = x * np.float32(33554432.0) if subnormal else x
+    bits = reinterpret(scaled, np.int32)
+    offset = np.int32(bits - np.int32(0x3F3504F3))
+    f = reinterpret(np.int32(bits - (offset & np.int32(-0x800000))), np.float32) - np.float32(1)
+    e = np.float32(np.int32(offset >> np.int32(23)) - np.int32(25 if subnormal else 0))
+    z = f * f
+    p = np.float32(7.0376836292e-2)
+    p = fused_multiply_add(p, f, np.float32(-1.1514610310e-1))
+    p = fused_multiply_add(p, f, np.float32(1.1676998740e-1))
+    p = fused_multiply_add(p, f, np.float32(-1.2420140846e-1))
+    p = fused_multiply_add(p, f, np.float32(1.4249322787e-1))
+    p = fused_multiply_add(p, f, np.float32(-1.6668057665e-1))
+    p = fused_multiply_add(p, f, np.float32(2.0000714765e-1))
+    p = fused_multiply_add(p, f, np.float32(-2.4999993993e-1))
+    p = fused_multiply_add(p, f, np.float32(3.3333331174e-1))
+    y = fused_multiply_add(p * f, z, fused_multiply_add(e, np.float32(-2.12194440e-4), f))
+    y = fused_multiply_add(z, np.float32(-0.5), y)
+    y = fused_multiply_add(e, np.float32(0.693359375), y)
+    if x > 0 and x < np.inf:
+        return y
+    if x == 0:
+        return np.float32(-np.inf)
+    return x if x >= 0 else np.float32(np.nan)
+
+
+def sin(x):
+    """The sine of float32 or float64 ``x`` (compiled only): float32 within one ULP, float64
+    libm's."""
+
+
+def cos(x):
+    """The cosine of float32 or float64 ``x`` (compiled only): float32 within one ULP,
+    float64 libm's."""
+
+
+COMMON_LIMIT = 16777216.0  #: the largest float32 ``|x|`` that sin_common and cos_common take
+
+
+def sin_common(x):
+    """:func:`sin`, faster, for float32 ``|x| <= COMMON_LIMIT`` (and inf, NaN) only (compiled
+    only)."""
+
+
+def cos_common(x):
+    """:func:`cos`, faster, for float32 ``|x| <= COMMON_LIMIT`` (and inf, NaN) only (compiled
+    only)."""
+
+
+def outside_common(x):
+    """Whether :func:`sin_common` and :func:`cos_common` leave ``x`` to :func:`sin` and
+    :func:`cos` (compiled only)."""
+
+
+def _by_precision(float32_function, float64_function):
+    """An overload: ``float32_function`` for float32, ``float64_function`` for float64."""
+    def typer(x):
+        if x == types.float32:
+            return float32_function
+        if x == types.float64:
+            return float64_function
+    return typer
+
+
+# 2/pi in 24-bit pieces: 2/pi = sum of _TWO_OVER_PI[i] * 2**(-24 * (i + 1)); 216 bits cover
+# every float32 argument. A float32 times a piece is exact in float64.
+_TWO_OVER_PI = tuple(float(digits) * 2.0 ** (-24 * (i + 1)) for i, digits in enumerate(
+    (0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1, 0xF534DD, 0xC0DB62, 0x95993C, 0x439041, 0xFE5163)))
+_ROUNDER = 6755399441055744.0  # 1.5 * 2**52: adding it rounds a float64 below 2**51
+
+
+@register_jitable
+def _modulo_4(t):
+    """``t`` less the multiple of 4 nearest to it, exactly."""
+    return fused_multiply_add(np.rint(t * 0.25), -4.0, t)
+
+
+@register_jitable
+def _sine_of_reduced(x, r, k, quarter_turns):
+    """sin(x + quarter_turns * pi/2) of a float32 ``x`` = k * pi/2 + r, ``k`` an integral
+    float64 below 2**51, |r| a little over pi/4 at most: polynomials within 2**-27 in float64
+    (sin(-0) is -0)."""
+    z = r * r
+    sine = fused_multiply_add(z, -1.9507352235044895e-04, 8.332099940897439e-03)
+    sine = fused_multiply_add(z, sine, -1.6666653575326035e-01)
+    sine = fused_multiply_add(r * z, sine, r)
+    cosine = fused_multiply_add(z, 2.4423037803552694e-05, -1.3887224151684615e-03)
+    cosine = fused_multiply_add(z, cosine, 4.1666643682060675e-02)
+    cosine = fused_multiply_add(z * z, cosine, fused_multiply_add(z, -0.5, 1.0))
+    quadrant = reinterpret(k + _ROUNDER, np.int64) + quarter_turns  # low bits: k modulo 4
+    y = cosine if quadrant & 1 else sine
+    y = np.float32(-y if quadrant & 2 else y)
+    return x if x == 0 and quarter_turns == 0 else y
+
+
+def _sine_float32(quarter_turns):
+    """sin(x + quarter_turns * pi/2) of every float32 ``x``, without branches.
+
+    x * 2/pi = k + f (Payne-Hanek): the products of x with the pieces of 2/pi are exact, and
+    reduced modulo 4 where they can exceed 2 (x = m * 2**e with m below 2**24, so the
+    products of the leading pieces are 0 modulo 4 for a large x). Summed from the largest
+    after k is taken off, each sum is exact where f is small.
+    """
+    def function(x):
+        wide = np.float64(x)
+        t0 = _modulo_4(wide * _TWO_OVER_PI[0])
+        t1 = _modulo_4(wide * _TWO_OVER_PI[1])
+        t2 = _modulo_4(wide * _TWO_OVER_PI[2])
+        t3 = _modulo_4(wide * _TWO_OVER_PI[3])
+        t4 = _modulo_4(wide * _TWO_OVER_PI[4])
+        t5 = _modulo_4(wide * _TWO_OVER_PI[5])
+        t6 = wide * _TWO_OVER_PI[6]  # below 2**-16, as are the rest
+        k = np.rint(t0 + t1 + t2 + t3 + t4 + t5 + t6)
+        f = ((t0 - k) + t1 + t2 + t3 + t4 + t5 + t6 + wide * _TWO_OVER_PI[7]
+             + wide * _TWO_OVER_PI[8])
+        return _sine_of_reduced(x, f * 1.5707963267948966, k, quarter_turns)
+
+    return function
+
+
+def _sine_common_float32(quarter_turns):
+    """sin(x + quarter_turns * pi/2) of a float32 ``x`` with ``|x| <= COMMON_LIMIT``: x - k*pi/2
+    with pi/2 in two float64 parts (Cody-Waite), k below 2**24 (the error stays below 2**-80)."""
+    def function(x):
+        wide = np.float64(x)
+        k = (wide * 0.6366197723675814 + _ROUNDER) - _ROUNDER
+        r = fused_multiply_add(k, -1.5707963267948966, wide)
+        r = fused_multiply_add(k, -6.123233995736766e-17, r)
+        return _sine_of_reduced(x, r, k, quarter_turns)
+
+    return function
+
+
+overload(sin)(_by_precision(_sine_float32(0), lambda x: np.sin(x)))
+overload(cos)(_by_precision(_sine_float32(1), lambda x: np.cos(x)))
+overload(sin_common)(_by_precision(_sine_common_float32(0), lambda x: np.sin(x)))
+overload(cos_common)(_by_precision(_sine_common_float32(1), lambda x: np.cos(x)))
+overload(outside_common)(_by_precision(lambda x: abs(x) > COMMON_LIMIT, lambda x: False))
