@@ -131,6 +131,7 @@ def unary_common(signature, layout, x_address, out_address):
                 out[bo + (start + i) * so] = results[i]
         bx, bo = advance(index, shape, last - 1, (bx, bo), x_strides, out_strides)
 
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def binary(signature, layout, x_address, y_address, out_address):
     """``out = op(x, y)`` over a planned layout: ``layout``'s rows are the shape and the
