@@ -44,6 +44,10 @@ _NO_ORDER = np.empty(0, np.int64)  # a sort of values sorts its keys without pos
 _DIGIT, _ONE_PASS = 9, 10
 _COUNTS = 8 << _DIGIT  # a radix sort's buckets: 64-bit keys take 8 passes
 _COUNTED = 16  # a long row of values whose keys differ in this many bits or fewer is counted
+# Other long rows of values are first split by their top bits, at most this many (wider took
+# longer to scatter), into buckets whose rest is sorted in the cache, buckets of this many
+# keys or fewer by insertion.
+_TOP, _FEW = 12, 32
 
 
 @njit(inline="always")
@@ -381,6 +385,51 @@ def scatter_piece(keys, order, low, high, least, shift, mask, offsets, spare_key
 
 
 @njit(cache=True, nogil=True)
+def finish_piece(keys, spare, no_order, ends, first, last, low, counts, address, step, codec,
+                 flip):
+    """Sort buckets ``first`` to ``last`` of a row's ``keys`` (bucket ``b`` ends at place
+    ``ends[b]``; the keys of a bucket differ only from bit ``low`` on, in as many digits of
+    ``_DIGIT`` bits as the uint64 ``counts`` has room for) and write their values to the row
+    at ``address`` (``step`` apart): a few keys by insertion, more by LSD radix passes through
+    ``spare``, in the cache."""
+    values = _typed_pointer(address, keys)
+    top, one, digit = _top(keys), np.uint64(1), np.uint64(_DIGIT)
+    buckets = one << digit
+    mask = buckets - one
+    passes = np.uint64(counts.size) >> digit
+    for b in range(first, last):
+        start, stop = np.uint64(ends[b - 1] if b else 0), np.uint64(ends[b])
+        if stop - start <= _FEW:
+            _insertion(keys, no_order, np.int64(start), np.int64(stop))
+            for i in range(start, stop):
+                values[np.int64(i) * step] = _decode(np.uint64(keys[i]) ^ flip, codec, top)
+            continue
+        for d in range(counts.size):
+            counts[d] = 0
+        for i in range(start, stop):
+            key = np.uint64(keys[i])
+            for p in range(passes):
+                counts[(p << digit) + ((key >> (low + p * digit)) & mask)] += one
+        src, dst = keys, spare
+        for p in range(passes):
+            shift, base = low + p * digit, p << digit
+            if counts[base + ((np.uint64(src[start]) >> shift) & mask)] == stop - start:
+                continue  # every key has this digit
+            total = start
+            for d in range(base, base + buckets):
+                total, counts[d] = total + counts[d], total
+            for i in range(start, stop):
+                key = src[i]
+                d = base + ((np.uint64(key) >> shift) & mask)
+                o = counts[d]
+                counts[d] = o + one
+                dst[o] = key
+            src, dst = dst, src
+        for i in range(start, stop):
+            values[np.int64(i) * step] = _decode(np.uint64(src[i]) ^ flip, codec, top)
+
+
+@njit(cache=True, nogil=True)
 def fill_piece(ends, bucket, low, high, least, shift, address, step, unit, codec, flip):
     """Write places ``low`` to ``high`` of a row sorted by counting its keys (see
     :func:`sort_row`): the value of the key ``least + (b << shift)`` up to place ``ends[b]``,
@@ -578,7 +627,8 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, descending, indices):
     bits = int((summary[:, 1].max() - least) >> np.uint64(low_bit)).bit_length()
     if not indices and bits <= _COUNTED:
         _count_row(keys, pieces, least, low_bit, bits, dst, dst_step, unit, codec, flip)
-    else:
+    elif indices or not _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec,
+                                    flip):
         if packed:
             least, low_bit = least << np.uint64(32), low_bit + 32
         _radix_row(keys, pieces, least, low_bit, bits, indices and not packed, packed, dst,
@@ -633,3 +683,35 @@ def _radix_row(keys, pieces, least, low_bit, bits, with_order, packed, dst, dst_
             for k, (low, high) in enumerate(pieces)])
         keys, spare_keys, order, spare_order = spare_keys, keys, spare_order, order
         first = False
+
+
+def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
+    """Sort the values of a row whose ``keys`` differ in ``bits`` bits from ``low_bit`` on, if
+    their top bits spread them over many buckets (else return False): each thread counts and
+    moves a piece of the keys by their top bits (:func:`count_piece`, :func:`scatter_piece`),
+    then sorts the rest of whole buckets, about as many keys each (:func:`finish_piece`)."""
+    n = keys.size
+    passes = -(-(bits - _TOP) // _DIGIT)
+    shift = np.uint64(low_bit + passes * _DIGIT)
+    least = least >> shift << shift  # buckets of keys that agree above the shift: one more
+    top = bits + low_bit - int(shift) + 1
+    mask = np.uint64((1 << top) - 1)
+    counts = np.empty((len(pieces), 1 << top), np.uint64)
+    run_in_parallel(count_piece, [(keys, low, high, least, shift, mask, counts[k])
+                                  for k, (low, high) in enumerate(pieces)])
+    totals = counts.sum(0)
+    ends = np.cumsum(totals)
+    cuts = [0, *np.searchsorted(ends, [high for _, high in pieces[:-1]]), ends.size]
+    shares = np.diff(np.append(np.uint64(0), ends)[cuts])
+    if shares.max() > 5 * n // (4 * len(pieces)):
+        return False  # too many keys in a few buckets: the threads would not share the work
+    offsets = np.cumsum(counts, 0) - counts + (ends - totals)
+    spare = np.empty_like(keys)
+    run_in_parallel(scatter_piece, [
+        (keys, _NO_ORDER, low, high, least, shift, mask, offsets[k], spare, _NO_ORDER, False, 0,
+         dst_step, codec, flip, False) for k, (low, high) in enumerate(pieces)])
+    run_in_parallel(finish_piece, [
+        (spare, keys, _NO_ORDER, ends.astype(np.int64), first, last, np.uint64(low_bit),
+         np.empty(passes << _DIGIT, np.uint64), dst, dst_step, codec, flip)
+        for first, last in zip(cuts[:-1], cuts[1:])])
+    return True
