@@ -1,7 +1,7 @@
 """Sorting kernels: rows sorted stably on order-preserving integer keys (an LSD radix sort for
 long rows, a merge sort for short ones; one long real row is sorted over the engine's
-threads, its values by counting where few bits of their keys differ, see :func:`sort_row`), and
-the searches that use the same order.
+threads, its values by counting where few bits of their keys differ, else in buckets of their
+top bits, see :func:`sort_row`), and the searches that use the same order.
 
 Every element becomes an unsigned key of its own width whose integer order is the sort order:
 unsigned integers as they are, signed ones with the sign bit flipped, IEEE floats (float16,
@@ -611,7 +611,9 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, descending, indices):
     The engine's threads each take a piece of the row, then of every pass. Its keys
     (:func:`encode_piece`) are sorted on the bits where they differ, less the least key: by
     counting them when they are values that differ in at most ``_COUNTED`` bits
-    (:func:`_count_row`), else by a stable LSD radix sort (:func:`_radix_row`).
+    (:func:`_count_row`), other values in buckets of their top bits (:func:`_bucket_row`),
+    positions, and values crowded in a few buckets, by a stable LSD radix sort
+    (:func:`_radix_row`).
     """
     bounds = [n * k // THREADS for k in range(THREADS + 1)]
     pieces = list(zip(bounds[:-1], bounds[1:]))
