@@ -385,46 +385,46 @@ def scatter_piece(keys, order, low, high, least, shift, mask, offsets, spare_key
 
 
 @njit(cache=True, nogil=True)
-def finish_piece(keys, spare, no_order, ends, first, last, low, counts, address, step, codec,
+def finish_piece(keys, spare, ends, first, last, low, passes, counts, address, step, codec,
                  flip):
     """Sort buckets ``first`` to ``last`` of a row's ``keys`` (bucket ``b`` ends at place
-    ``ends[b]``; the keys of a bucket differ only from bit ``low`` on, in as many digits of
-    ``_DIGIT`` bits as the uint64 ``counts`` has room for) and write their values to the row
-    at ``address`` (``step`` apart): a few keys by insertion, more by LSD radix passes through
-    ``spare``, in the cache."""
+    ``ends[b]``; the keys of a bucket differ only in ``passes`` (a uint64) digits of
+    ``_DIGIT`` bits from bit ``low`` on) and write their values to the row at ``address``
+    (``step`` apart): a few keys by insertion, more by LSD radix passes through ``spare``
+    counted in the uint64 ``counts``, all in the cache."""
     values = _typed_pointer(address, keys)
     top, one, digit = _top(keys), np.uint64(1), np.uint64(_DIGIT)
     buckets = one << digit
     mask = buckets - one
-    passes = np.uint64(counts.size) >> digit
     for b in range(first, last):
         start, stop = np.uint64(ends[b - 1] if b else 0), np.uint64(ends[b])
-        if stop - start <= _FEW:
-            _insertion(keys, no_order, np.int64(start), np.int64(stop))
-            for i in range(start, stop):
-                values[np.int64(i) * step] = _decode(np.uint64(keys[i]) ^ flip, codec, top)
-            continue
-        for d in range(counts.size):
-            counts[d] = 0
-        for i in range(start, stop):
-            key = np.uint64(keys[i])
-            for p in range(passes):
-                counts[(p << digit) + ((key >> (low + p * digit)) & mask)] += one
         src, dst = keys, spare
-        for p in range(passes):
-            shift, base = low + p * digit, p << digit
-            if counts[base + ((np.uint64(src[start]) >> shift) & mask)] == stop - start:
-                continue  # every key has this digit
-            total = start
-            for d in range(base, base + buckets):
-                total, counts[d] = total + counts[d], total
+        if stop - start > _FEW:
+            for p in range(passes):
+                shift = low + p * digit
+                for d in range(buckets):
+                    counts[d] = 0
+                for i in range(start, stop):
+                    counts[(np.uint64(src[i]) >> shift) & mask] += one
+                if counts[(np.uint64(src[start]) >> shift) & mask] == stop - start:
+                    continue  # every key has this digit
+                total = start
+                for d in range(buckets):
+                    total, counts[d] = total + counts[d], total
+                for i in range(start, stop):
+                    key = src[i]
+                    d = (np.uint64(key) >> shift) & mask
+                    o = counts[d]
+                    counts[d] = o + one
+                    dst[o] = key
+                src, dst = dst, src
+        else:
             for i in range(start, stop):
-                key = src[i]
-                d = base + ((np.uint64(key) >> shift) & mask)
-                o = counts[d]
-                counts[d] = o + one
-                dst[o] = key
-            src, dst = dst, src
+                key, j = keys[i], i
+                while j > start and keys[j - one] > key:
+                    keys[j] = keys[j - one]
+                    j -= one
+                keys[j] = key
         for i in range(start, stop):
             values[np.int64(i) * step] = _decode(np.uint64(src[i]) ^ flip, codec, top)
 
@@ -713,7 +713,7 @@ def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
         (keys, _NO_ORDER, low, high, least, shift, mask, offsets[k], spare, _NO_ORDER, False, 0,
          dst_step, codec, flip, False) for k, (low, high) in enumerate(pieces)])
     run_in_parallel(finish_piece, [
-        (spare, keys, _NO_ORDER, ends.astype(np.int64), first, last, np.uint64(low_bit),
-         np.empty(passes << _DIGIT, np.uint64), dst, dst_step, codec, flip)
+        (spare, keys, ends.astype(np.int64), first, last, np.uint64(low_bit),
+         np.uint64(passes), np.empty(1 << _DIGIT, np.uint64), dst, dst_step, codec, flip)
         for first, last in zip(cuts[:-1], cuts[1:])])
     return True
