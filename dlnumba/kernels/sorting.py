@@ -355,6 +355,19 @@ def count_piece(keys, low, high, least, shift, mask, counts):
 
 
 @njit(cache=True, nogil=True)
+def move_piece(keys, low, high, least, shift, mask, offsets, spare):
+    """Move ``keys[low:high]`` to the uint64 ``offsets`` of their digit (see
+    :func:`count_piece`), counting up, in ``spare``: :func:`scatter_piece` without positions,
+    which compiles in less than half its time."""
+    for i in range(low, high):
+        key = keys[np.uint64(i)]
+        d = _digit(key, least, shift, mask)
+        o = offsets[d]
+        offsets[d] = o + np.uint64(1)
+        spare[o] = key
+
+
+@njit(cache=True, nogil=True)
 def scatter_piece(keys, order, low, high, least, shift, mask, offsets, spare_keys, spare_order,
                   first, address, step, codec, flip, packed):
     """One pass of a radix sort over threads: move ``keys[low:high]`` (and ``order`` alongside
@@ -690,7 +703,7 @@ def _radix_row(keys, pieces, least, low_bit, bits, with_order, packed, dst, dst_
 def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
     """Sort the values of a row whose ``keys`` differ in ``bits`` bits from ``low_bit`` on, if
     their top bits spread them over many buckets (else return False): each thread counts and
-    moves a piece of the keys by their top bits (:func:`count_piece`, :func:`scatter_piece`),
+    moves a piece of the keys by their top bits (:func:`count_piece`, :func:`move_piece`),
     then sorts the rest of whole buckets, about as many keys each (:func:`finish_piece`)."""
     n = keys.size
     passes = -(-(bits - _TOP) // _DIGIT)
@@ -709,9 +722,8 @@ def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
         return False  # too many keys in a few buckets: the threads would not share the work
     offsets = np.cumsum(counts, 0) - counts + (ends - totals)
     spare = np.empty_like(keys)
-    run_in_parallel(scatter_piece, [
-        (keys, _NO_ORDER, low, high, least, shift, mask, offsets[k], spare, _NO_ORDER, False, 0,
-         dst_step, codec, flip, False) for k, (low, high) in enumerate(pieces)])
+    run_in_parallel(move_piece, [(keys, low, high, least, shift, mask, offsets[k], spare)
+                                 for k, (low, high) in enumerate(pieces)])
     run_in_parallel(finish_piece, [
         (spare, keys, ends.astype(np.int64), first, last, np.uint64(low_bit),
          np.uint64(passes), np.empty(1 << _DIGIT, np.uint64), dst, dst_step, codec, flip)
