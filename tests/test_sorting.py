@@ -184,12 +184,49 @@ def test_long_rows_over_threads_match_stable_numpy(dtype, values, descending):
     check_sorts(a[::-1], dtype, 0, descending)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint64"])
+@pytest.mark.parametrize("n", [700, 5000, 300_000])
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_rows_sorted_in_buckets(dtype, n, descending):
+    """Values spread over the buckets of their top bits: the buckets' path, with buckets of a
+    few keys (insertion) and of many (radix passes), duplicates and signed zeros."""
+    rng = np.random.default_rng(n)
+    if dtype.startswith("float"):
+        a = (rng.random(n) * 2 - 1).astype(dtype)
+        a[rng.integers(0, n, n // 50)] = rng.choice(np.array([-0.0, 0.0, 0.5], dtype), n // 50)
+    else:
+        info = np.iinfo(dtype)
+        a = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+        a[rng.integers(0, n, n // 50)] = a[:n // 50]
+    finish = mock.Mock(wraps=sorting.finish_piece)
+    with mock.patch.object(sorting, "PARALLEL_BYTES", 1), \
+            mock.patch.object(sorting, "finish_piece", finish):
+        check_sorts(a, dtype, 0, descending)
+    assert finish.called
+
+
+def test_long_rows_of_a_few_crowded_buckets():
+    """Keys that fill a few buckets (one outlier stretches the range) fall back to the passes
+    over the whole row; NaNs and infinities too."""
+    a = np.random.default_rng(8).random(300_000)
+    a[:3] = [1e30, np.nan, -np.inf]
+    finish = mock.Mock(wraps=sorting.finish_piece)
+    with mock.patch.object(sorting, "PARALLEL_BYTES", 1), \
+            mock.patch.object(sorting, "finish_piece", finish):
+        check_sorts(a, "float64", 0, False)
+        check_sorts(a.astype(np.float32), "float32", 0, True)
+    assert not finish.called or sorting.THREADS == 1
+
+
 def test_long_rows_with_one_thread():
     """A long row takes the threads' path with no engine threads at all."""
     code = ("import numpy as np, dlnumba as xp"
             "; a = np.random.default_rng(3).standard_normal(1 << 19); x = xp.asarray(a)"
             "; assert np.array_equal(np.from_dlpack(xp.sort(x)), np.sort(a))"
-            "; assert np.array_equal(np.from_dlpack(xp.argsort(x)), np.argsort(a, kind='stable'))")
+            "; assert np.array_equal(np.from_dlpack(xp.argsort(x)), np.argsort(a, kind='stable'))"
+            "; b = a.astype(np.float32); b[::1000] = np.nan"
+            "; assert np.array_equal(np.from_dlpack(xp.sort(xp.asarray(b))), np.sort(b),"
+            " equal_nan=True)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=600, env={**os.environ, "NUMBA_NUM_THREADS": "1"})
     assert result.returncode == 0, result.stderr

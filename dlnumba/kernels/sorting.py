@@ -1,7 +1,7 @@
 """Sorting kernels: rows sorted stably on order-preserving integer keys (an LSD radix sort for
 long rows, a merge sort for short ones; one long real row is sorted over the engine's
-threads, its values by counting where few bits of their keys differ, see :func:`sort_row`), and
-the searches that use the same order.
+threads, its values by counting where few bits of their keys differ, else in buckets of their
+top bits, see :func:`sort_row`), and the searches that use the same order.
 
 Every element becomes an unsigned key of its own width whose integer order is the sort order:
 unsigned integers as they are, signed ones with the sign bit flipped, IEEE floats (float16,
@@ -44,6 +44,10 @@ _NO_ORDER = np.empty(0, np.int64)  # a sort of values sorts its keys without pos
 _DIGIT, _ONE_PASS = 9, 10
 _COUNTS = 8 << _DIGIT  # a radix sort's buckets: 64-bit keys take 8 passes
 _COUNTED = 16  # a long row of values whose keys differ in this many bits or fewer is counted
+# Other long rows of values are first split by their top bits, at most this many (wider took
+# longer to scatter), into buckets whose rest is sorted in the cache, buckets of this many
+# keys or fewer by insertion.
+_TOP, _FEW = 12, 32
 
 
 @njit(inline="always")
@@ -351,6 +355,19 @@ def count_piece(keys, low, high, least, shift, mask, counts):
 
 
 @njit(cache=True, nogil=True)
+def move_piece(keys, low, high, least, shift, mask, offsets, spare):
+    """Move ``keys[low:high]`` to the uint64 ``offsets`` of their digit (see
+    :func:`count_piece`), counting up, in ``spare``: :func:`scatter_piece` without positions,
+    which compiles in less than half its time."""
+    for i in range(low, high):
+        key = keys[np.uint64(i)]
+        d = _digit(key, least, shift, mask)
+        o = offsets[d]
+        offsets[d] = o + np.uint64(1)
+        spare[o] = key
+
+
+@njit(cache=True, nogil=True)
 def scatter_piece(keys, order, low, high, least, shift, mask, offsets, spare_keys, spare_order,
                   first, address, step, codec, flip, packed):
     """One pass of a radix sort over threads: move ``keys[low:high]`` (and ``order`` alongside
@@ -378,6 +395,51 @@ def scatter_piece(keys, order, low, high, least, shift, mask, offsets, spare_key
         else:
             _typed_pointer(address, keys)[np.int64(o) * step] = \
                 _decode(np.uint64(key) ^ flip, codec, _top(keys))
+
+
+@njit(cache=True, nogil=True)
+def finish_piece(keys, spare, ends, first, last, low, passes, counts, address, step, codec,
+                 flip):
+    """Sort buckets ``first`` to ``last`` of a row's ``keys`` (bucket ``b`` ends at place
+    ``ends[b]``; the keys of a bucket differ only in ``passes`` (a uint64) digits of
+    ``_DIGIT`` bits from bit ``low`` on) and write their values to the row at ``address``
+    (``step`` apart): a few keys by insertion, more by LSD radix passes through ``spare``
+    counted in the uint64 ``counts``, all in the cache."""
+    values = _typed_pointer(address, keys)
+    top, one, digit = _top(keys), np.uint64(1), np.uint64(_DIGIT)
+    buckets = one << digit
+    mask = buckets - one
+    for b in range(first, last):
+        start, stop = np.uint64(ends[b - 1] if b else 0), np.uint64(ends[b])
+        src, dst = keys, spare
+        if stop - start > _FEW:
+            for p in range(passes):
+                shift = low + p * digit
+                for d in range(buckets):
+                    counts[d] = 0
+                for i in range(start, stop):
+                    counts[(np.uint64(src[i]) >> shift) & mask] += one
+                if counts[(np.uint64(src[start]) >> shift) & mask] == stop - start:
+                    continue  # every key has this digit
+                total = start
+                for d in range(buckets):
+                    total, counts[d] = total + counts[d], total
+                for i in range(start, stop):
+                    key = src[i]
+                    d = (np.uint64(key) >> shift) & mask
+                    o = counts[d]
+                    counts[d] = o + one
+                    dst[o] = key
+                src, dst = dst, src
+        else:
+            for i in range(start, stop):
+                key, j = keys[i], i
+                while j > start and keys[j - one] > key:
+                    keys[j] = keys[j - one]
+                    j -= one
+                keys[j] = key
+        for i in range(start, stop):
+            values[np.int64(i) * step] = _decode(np.uint64(src[i]) ^ flip, codec, top)
 
 
 @njit(cache=True, nogil=True)
@@ -562,7 +624,9 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, descending, indices):
     The engine's threads each take a piece of the row, then of every pass. Its keys
     (:func:`encode_piece`) are sorted on the bits where they differ, less the least key: by
     counting them when they are values that differ in at most ``_COUNTED`` bits
-    (:func:`_count_row`), else by a stable LSD radix sort (:func:`_radix_row`).
+    (:func:`_count_row`), other values in buckets of their top bits (:func:`_bucket_row`),
+    positions, and values crowded in a few buckets, by a stable LSD radix sort
+    (:func:`_radix_row`).
     """
     bounds = [n * k // THREADS for k in range(THREADS + 1)]
     pieces = list(zip(bounds[:-1], bounds[1:]))
@@ -578,7 +642,8 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, descending, indices):
     bits = int((summary[:, 1].max() - least) >> np.uint64(low_bit)).bit_length()
     if not indices and bits <= _COUNTED:
         _count_row(keys, pieces, least, low_bit, bits, dst, dst_step, unit, codec, flip)
-    else:
+    elif indices or not _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec,
+                                    flip):
         if packed:
             least, low_bit = least << np.uint64(32), low_bit + 32
         _radix_row(keys, pieces, least, low_bit, bits, indices and not packed, packed, dst,
@@ -633,3 +698,34 @@ def _radix_row(keys, pieces, least, low_bit, bits, with_order, packed, dst, dst_
             for k, (low, high) in enumerate(pieces)])
         keys, spare_keys, order, spare_order = spare_keys, keys, spare_order, order
         first = False
+
+
+def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
+    """Sort the values of a row whose ``keys`` differ in ``bits`` bits from ``low_bit`` on, if
+    their top bits spread them over many buckets (else return False): each thread counts and
+    moves a piece of the keys by their top bits (:func:`count_piece`, :func:`move_piece`),
+    then sorts the rest of whole buckets, about as many keys each (:func:`finish_piece`)."""
+    n = keys.size
+    passes = -(-(bits - _TOP) // _DIGIT)
+    shift = np.uint64(low_bit + passes * _DIGIT)
+    least = least >> shift << shift  # buckets of keys that agree above the shift: one more
+    top = bits + low_bit - int(shift) + 1
+    mask = np.uint64((1 << top) - 1)
+    counts = np.empty((len(pieces), 1 << top), np.uint64)
+    run_in_parallel(count_piece, [(keys, low, high, least, shift, mask, counts[k])
+                                  for k, (low, high) in enumerate(pieces)])
+    totals = counts.sum(0)
+    ends = np.cumsum(totals)
+    cuts = [0, *np.searchsorted(ends, [high for _, high in pieces[:-1]]), ends.size]
+    shares = np.diff(np.append(np.uint64(0), ends)[cuts])
+    if shares.max() > 5 * n // (4 * len(pieces)):
+        return False  # too many keys in a few buckets: the threads would not share the work
+    offsets = np.cumsum(counts, 0) - counts + (ends - totals)
+    spare = np.empty_like(keys)
+    run_in_parallel(move_piece, [(keys, low, high, least, shift, mask, offsets[k], spare)
+                                 for k, (low, high) in enumerate(pieces)])
+    run_in_parallel(finish_piece, [
+        (spare, keys, ends.astype(np.int64), first, last, np.uint64(low_bit),
+         np.uint64(passes), np.empty(1 << _DIGIT, np.uint64), dst, dst_step, codec, flip)
+        for first, last in zip(cuts[:-1], cuts[1:])])
+    return True
