@@ -78,6 +78,13 @@ def normalize_axes(axes, ndim, name, unique=True):
     return result
 
 
+def both_on_host(x1, x2):
+    """Whether ``x1`` and ``x2`` are both ndarrays on the host, where a function of a host-only
+    family (see :func:`on_host`) may run its kernel without the round trip."""
+    return (type(x1) is ndarray and type(x2) is ndarray and x1._device is CPU
+            and x2._device is CPU)
+
+
 def on_host(function: _F) -> _F:
     """``function``, which has host kernels only, working on every device: arrays on a CUDA
     device (arguments, or items of list and tuple arguments) are copied to the CPU, and the

@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._arguments import check_array, check_int, on_host
+from ._arguments import both_on_host, check_array, check_int, on_host
 from ._array_object import ndarray
-from ._devices import CPU
 from ._dtypes import DTYPES, NUMERIC, common_dtype, computation_dtype
 from ._layout import (broadcast_shapes, broadcast_strides, c_contiguous, c_strides,
                       reshaped_strides, size_of)
@@ -72,8 +71,8 @@ _LEAN_DTYPES = frozenset(d for d in TAGS if d.kind in NUMERIC)
 def plain_matmul(x1, x2):
     """``x1 @ x2`` of two C-contiguous, non-empty 2-D host arrays of one numeric dtype that
     computes in itself, in one kernel call; None for any other operands."""
-    if (type(x2) is ndarray and x1._dtype is x2._dtype and x1._dtype in _LEAN_DTYPES
-            and x1._device is CPU and x2._device is CPU and len(x1._shape) == len(x2._shape) == 2):
+    if (both_on_host(x1, x2) and x1._dtype is x2._dtype and x1._dtype in _LEAN_DTYPES
+            and len(x1._shape) == len(x2._shape) == 2):
         (m, k), n = x1._shape, x2._shape[1]
         if m and n and k and x2._shape[0] == k and x1._strides == (k, 1) and x2._strides == (n, 1):
             out = ndarray._empty((m, n), x1._dtype)

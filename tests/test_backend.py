@@ -38,10 +38,10 @@ def test_an_unusable_device_is_refused_with_the_reason():
 
 
 def test_front_end_modules_never_pick_a_backend_themselves():
-    """Only the host round trip of host-only families (``_arguments.on_host``) and the buffer
-    protocol, which host memory alone has (``_buffer.describe``), test the device outside
-    ``_backend``."""
-    assert sorted(module for module, _ in _architecture()["device branches"]) == [
+    """Only the host round trip of host-only families (``_arguments.on_host``, and
+    ``both_on_host`` for their lean paths) and the buffer protocol, which host memory alone
+    has (``_buffer.describe``), test the device outside ``_backend``."""
+    assert sorted({module for module, _ in _architecture()["device branches"]}) == [
         "_arguments", "_buffer"]
 
 
