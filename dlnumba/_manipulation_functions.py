@@ -69,7 +69,7 @@ def reshape(x: ndarray, /, shape: tuple[int, ...], *, copy: bool | None = None) 
     if copy is not True:
         try:
             new_shape, strides = _remembered_view_layout(x._shape, x._strides, *shape)
-        except TypeError:  # no sequence of hashable sizes: checked uncached, and refused
+        except TypeError:  # not a sequence of hashable sizes (an int, a list): uncached
             new_shape, strides = _view_layout(x._shape, x._strides, shape)
         if strides is not None:
             return x._view(0, new_shape, strides)

@@ -42,8 +42,8 @@ def _axes(name, x, axis):
     if type(axis) is int and -ndim <= axis < ndim:  # the common case, kept lean
         return (axis % ndim,)
     if not isinstance(axis, tuple):
-        normalize_axis(axis, x.ndim, name)  # an int: checked as one (a list is refused)
-    return tuple(sorted(normalize_axes(axis, x.ndim, name)))
+        normalize_axis(axis, ndim, name)  # an int: checked as one (a list is refused)
+    return tuple(sorted(normalize_axes(axis, ndim, name)))
 
 
 def _check_keepdims(name, keepdims):
