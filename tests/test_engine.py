@@ -165,3 +165,32 @@ assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 """
     env = dict(os.environ, NUMBA_NUM_THREADS="2")
     subprocess.run([sys.executable, "-c", script], check=True, timeout=120, env=env)
+
+
+def test_threads_run_every_piece_once_in_order_and_raise_a_worker_error():
+    """Pieces go to whichever thread is free; results keep the order of the calls, and an
+    error raised on any thread reaches the caller after every thread has stopped."""
+    from dlnumba.kernels.threads import run_in_parallel
+
+    seen = []
+    assert run_in_parallel(lambda i: seen.append(i) or i * i, [(i,) for i in range(50)]) == \
+        [i * i for i in range(50)]
+    assert sorted(seen) == list(range(50))
+
+    def kernel(i):
+        if i == 37:
+            raise IndexError(f"piece {i}")
+        return i
+
+    for _ in range(5):
+        with pytest.raises(IndexError, match="piece 37"):
+            run_in_parallel(kernel, [(i,) for i in range(50)])
+
+
+@pytest.mark.parametrize("axis", [None, 0, (1, 3, 5), 6])
+def test_reduction_over_many_short_axes_on_both_cores(axis):
+    """A large reduction whose dimensions are all shorter than the pieces it would be cut into."""
+    a = np.random.default_rng(1).random((7,) * 7, dtype=np.float32)
+    assert np.allclose(to_numpy(xp.sum(xp.asarray(a), axis=axis)),
+                       a.sum(axis=axis, dtype=np.float64), rtol=1e-5)
+    assert np.array_equal(to_numpy(xp.max(xp.asarray(a), axis=axis)), a.max(axis=axis))

@@ -445,11 +445,16 @@ def scan(op, shape, x_address, x_strides, x_tag, out_address, out_strides, out_t
 
 def _split(plan, parts):
     """Pieces of ``plan`` cut along its outermost kept dimension with at least ``parts``
-    elements, else along its outermost such reduced one: (offsets, shape, reduced)."""
+    elements, else along its outermost such reduced one (fewer parts where no dimension has
+    that many, one per thread across the innermost kept dimension: more would shorten the rows
+    the kernel walks): (offsets, shape, reduced)."""
     sizes, acc_strides = plan.shape, plan.strides[0]
+    parts = min(parts, int(sizes.max()))
     candidates = [d for d in range(sizes.size) if sizes[d] >= parts]
     kept = [d for d in candidates if acc_strides[d] != 0]
     axis = (kept or candidates)[0]
+    if kept and axis == sizes.size - 1:
+        parts = min(parts, THREADS)
     n = int(sizes[axis])
     step = -(-n // parts)
     pieces = []
@@ -461,6 +466,9 @@ def _split(plan, parts):
 
 
 _IDENTITY_BLOCK = 512
+# More pieces than threads, taken by whichever thread is free: a thread that the shared machine
+# slows takes fewer of them.
+_PIECES = 4 * THREADS
 
 
 class _ReduceJob:
@@ -488,7 +496,7 @@ class _ReduceJob:
             self.walk_layout = byte_layout(plan, (acc_dtype.itemsize, x_dtype.itemsize))
         if (plan is not None and parallel and THREADS > 1
                 and plan.size * x_dtype.itemsize >= PARALLEL_BYTES):
-            self.pieces, self.reduced_split = _split(plan, THREADS)
+            self.pieces, self.reduced_split = _split(plan, _PIECES)
 
 
 _reduce_job = functools.lru_cache(maxsize=4096)(_ReduceJob)
