@@ -6,6 +6,7 @@ tensor live here; the C-level work (allocation, deleters, capsule renaming) is i
 
 import ctypes
 import struct
+import sys
 import threading
 
 from . import _capi
@@ -119,7 +120,7 @@ def request_capsule(x, dl_device, copy):
         raise TypeError(f"from_dlpack needs an object with a __dlpack__ method or a DLPack "
                         f"capsule, not {type(x).__name__}")
     device = getattr(x, "__dlpack_device__", None)
-    stream = {} if device is None or device()[0] != DLDeviceType.kDLCUDA else {
+    stream = {} if device is None or device()[0] != _CUDA else {
         "stream": LEGACY_DEFAULT_STREAM}
     try:
         return method(max_version=DLPACK_VERSION, dl_device=dl_device, copy=copy, **stream)
@@ -154,7 +155,9 @@ def import_capsule(capsule):
     except AttributeError:
         report = ctypes.create_string_buffer(_capi.REPORT.size + 16 * MAX_NDIM)
         report, address = _scratch.report = report, ctypes.addressof(report)
-    owner = _capi.import_tensor(capsule, None, address, MAX_NDIM, _cuda_devices(False),
+    cuda = sys.modules.get("dlnumba.cuda")  # cuda_package(load=False), in one lookup
+    owner = _capi.import_tensor(capsule, None, address, MAX_NDIM,
+                                0 if cuda is None else cuda.device_count(),
                                 _DTYPE_TABLE, _capi.RELEASE_LEGACY, _capi.RELEASE_VERSIONED)
     if owner is None and cuda_package(load=False) is None and _on_cuda(report):
         # The first CUDA tensor: load the backend, then count the devices it may name.
@@ -162,13 +165,17 @@ def import_capsule(capsule):
                                     _DTYPE_TABLE, _capi.RELEASE_LEGACY, _capi.RELEASE_VERSIONED)
     if owner is None:
         raise _import_error(capsule, report)
-    _, address, ndim, dtype_index, flags, _, _, device_type, device_id = \
-        _REPORT_HEAD.unpack_from(report)
-    layout = _LAYOUTS[ndim].unpack_from(report, _capi.REPORT.size)
-    device = CPU if device_type in _HOST_READABLE else from_dlpack_device(device_type, device_id)
-    if 0 not in layout[:ndim]:
-        backend_of(device).check_pointer(address)
-    return ((address, layout[:ndim], layout[ndim:], DTYPES[dtype_index], device, owner,
+    ndim = _NDIM.unpack_from(report, _NDIM_OFFSET)[0]
+    _, address, _, dtype_index, flags, _, _, device_type, device_id, *layout = \
+        _IMPORTED[ndim].unpack_from(report)
+    shape, strides = tuple(layout[:ndim]), tuple(layout[ndim:])
+    if device_type in _HOST_READABLE:
+        device = CPU  # host memory is wherever the address says: nothing to check
+    else:
+        device = from_dlpack_device(device_type, device_id)
+        if 0 not in shape:
+            backend_of(device).check_pointer(address)
+    return ((address, shape, strides, DTYPES[dtype_index], device, owner,
              flags & READ_ONLY != 0), flags & IS_COPIED != 0)
 
 
@@ -182,7 +189,7 @@ def _cuda_devices(load):
 def _on_cuda(report):
     """Whether an import was refused for naming a kDLCUDA device."""
     status, *_, device_type, _ = _REPORT_HEAD.unpack_from(report)
-    return status == _capi.BAD_DEVICE and device_type == DLDeviceType.kDLCUDA
+    return status == _capi.BAD_DEVICE and device_type == _CUDA
 
 
 def _dtype_table():
@@ -196,8 +203,14 @@ def _dtype_table():
 _DTYPE_TABLE = _dtype_table()
 # Memory the host reads in place: CPU memory, pinned (kDLCUDAHost) and managed (kDLCUDAManaged)
 # CUDA memory. Arrays over it are on the CPU device.
-_HOST_READABLE = (DLDeviceType.kDLCPU, DLDeviceType.kDLCUDAHost, DLDeviceType.kDLCUDAManaged)
+_HOST_READABLE = frozenset(map(int, (DLDeviceType.kDLCPU, DLDeviceType.kDLCUDAHost,
+                                      DLDeviceType.kDLCUDAManaged)))
+_CUDA = int(DLDeviceType.kDLCUDA)  # an enum member's lookup costs 0.1 us
 _REPORT_HEAD = struct.Struct("<4qQ4q")  # REPORT's first words, to the device id
+_NDIM, _NDIM_OFFSET = struct.Struct("<q"), 16
+# The head, then the shape and strides that follow REPORT, for each ndim: one unpack.
+_IMPORTED = [struct.Struct(f"{_REPORT_HEAD.format}{_capi.REPORT.size - _REPORT_HEAD.size}x"
+                           f"{2 * ndim}q") for ndim in range(MAX_NDIM + 1)]
 
 
 def _import_error(capsule, report):
