@@ -5,9 +5,9 @@ zero strides along the reduced axes; :func:`.shared.plan.make_plan` orders and m
 dimensions).
 When the innermost dimension is reduced, each run of it is reduced to one value and combined
 into its accumulator; when it is kept, whole rows are combined into the accumulator row. Float
-sums and products run pairwise over blocks of 128, as NumPy's do; a contiguous float block is
-combined in four 32-byte vector accumulators (:func:`_vector_combine`), a strided one in 8
-scalar accumulators, as NumPy's are. The operation travels as a tag (an
+sums and products run pairwise over blocks: a contiguous float block of 1024 is combined in
+four 32-byte vector accumulators (:func:`_vector_combine`), a strided or complex one of 128 in
+8 scalar accumulators, as NumPy's are. The operation travels as a tag (an
 empty array whose record dtype's one field names it), so each (operation, input dtype,
 accumulator dtype) is one compiled, cached specialization for every layout. Below 2**14
 elements, reductions and arg-reductions run the same arithmetic as small runs
@@ -36,6 +36,9 @@ from .transfer import _typed_pointer, stack_values
 from .walk import advance, byte_layout, compile_run, odometer, walk_entry
 
 _BLOCK = 128
+# A contiguous float run's pairwise blocks: each vector lane sums 1024 / 32 float32 elements
+# (NumPy's 8 accumulators sum 16 each), and a run of 4096 has 4 blocks to pair, not 32.
+_VECTOR_BLOCK = 1024
 _INT64_TAG = np.empty(0, np.int64)
 _VECTOR_BYTES = 32  # one AVX register; LLVM splits the vectors where registers are narrower
 _VECTORS = 4  # independent vector accumulators: enough to hide an addition's latency
@@ -136,6 +139,17 @@ def _full_blocks_overload(op, x, start, n, x_tag, acc_tag):
                                                                   acc_tag)
 
 
+def _contiguous_block(op, x_tag, acc_tag):
+    """The length of a contiguous run's pairwise blocks (compiled only): ``_VECTOR_BLOCK``
+    where :func:`_vectorizes`, else ``_BLOCK``."""
+
+
+@overload(_contiguous_block)
+def _contiguous_block_overload(op, x_tag, acc_tag):
+    size = _VECTOR_BLOCK if _vectorizes(op, x_tag, acc_tag) else _BLOCK
+    return lambda op, x_tag, acc_tag: size
+
+
 def _vectorizes(op, x_tag, acc_tag):
     """Whether :func:`_vector_combine` serves the reduction: floats reduced in their own type."""
     dtype = storage(acc_tag.dtype)
@@ -204,19 +218,19 @@ def _pairwise_run(op, x, start, n, stride, x_tag, acc_tag):
             return _inlined_block(op, x, start, n, 1, x_tag, acc_tag)
         return _inlined_block(op, x, start, n, stride, x_tag, acc_tag)
     stack = stack_values(acc_tag, 64)  # a pairwise reduction's partial results
-    depth = 0
-    blocks = n // _BLOCK
-    for count in range(blocks):
-        first = start + count * _BLOCK * stride
+    depth = count = 0
+    full = n - n % _BLOCK
+    size = _contiguous_block(op, x_tag, acc_tag) if stride == 1 else _BLOCK
+    for first in range(0, full, size):
         if stride == 1:
-            r = _full_blocks(op, x, first, _BLOCK, x_tag, acc_tag)
+            r = _full_blocks(op, x, start + first, min(size, full - first), x_tag, acc_tag)
         else:
-            r = _inlined_block(op, x, first, _BLOCK, stride, x_tag, acc_tag)
+            r = _inlined_block(op, x, start + first * stride, _BLOCK, stride, x_tag, acc_tag)
         depth = _push(op, stack, depth, count, r)
-    if n > blocks * _BLOCK:
-        r = _called_block(op, x, start + blocks * _BLOCK * stride, n - blocks * _BLOCK, stride,
-                          x_tag, acc_tag)
-        depth = _push(op, stack, depth, blocks, r)
+        count += 1
+    if n > full:
+        r = _called_block(op, x, start + full * stride, n - full, stride, x_tag, acc_tag)
+        depth = _push(op, stack, depth, count, r)
     return _fold(op, stack, depth)
 
 
