@@ -93,13 +93,12 @@ def take(src_address, size, stride, index_address, count, dst_address, unit, ind
     src = _typed_pointer(src_address, unit)
     dst = _typed_pointer(dst_address, unit)
     index = _typed_pointer(index_address, index_unit)
-    for k in range(count):
+    outside = _first_outside(index, count, size)
+    if outside >= 0:
+        return outside
+    for k in range(count):  # checked above: no branch per element (half the time, 1M indices)
         i = np.int64(index[k])
-        if i < 0:
-            i += size
-        if i < 0 or i >= size:
-            return k
-        dst[k] = src[i * stride]
+        dst[k] = src[(i + (size & (i >> 63))) * stride]
     return -1
 
 
