@@ -262,6 +262,25 @@ def test_threaded_take_names_the_first_bad_index():
         xp.asarray(values)[xp.asarray(indices)]
 
 
+def test_threaded_put_of_one_value_writes_all_or_nothing():
+    """``x[indices] = scalar`` large enough for the threads: NumPy's result (negative and
+    repeated indices), and nothing written when one index, anywhere, is out of bounds."""
+    values = np.arange(1000.0)
+    indices = np.random.default_rng(1).integers(-1000, 1000, 400_000)
+    x = xp.asarray(values.copy())
+    x[xp.asarray(indices)] = -1.0
+    expected = values.copy()
+    expected[indices] = -1.0
+    assert np.array_equal(x._numpy(), expected)
+    for position in (0, 199_999, 200_000, 399_999):
+        bad = indices.copy()
+        bad[position] = 1000
+        x = xp.asarray(values.copy())
+        with pytest.raises(IndexError, match="index 1000 is out of bounds"):
+            x[xp.asarray(bad)] = -1.0
+        assert np.array_equal(x._numpy(), values)
+
+
 @pytest.mark.parametrize("value", [2**63, -2**70, 4, -5])
 def test_integer_with_array_index_out_of_range(value):
     """A Python int next to an integer array index, beyond int64 too: IndexError naming it

@@ -73,10 +73,20 @@ def take(src_address, size, stride, index_address, count, dst_address, itemsize)
 def put(src_address, src_stride, index_address, count, dst_address, size, stride, itemsize):
     """``dst[wrap(index[k]) * stride] = src[k * src_stride]`` for ``count`` C-contiguous int64
     indices, later writes winning; nothing is written unless every index is in
-    ``[-size, size)``. The position of the first that is not, or -1."""
+    ``[-size, size)``. The position of the first that is not, or -1. Large writes of one
+    value (``src_stride`` 0: the order of the writes cannot matter) are split across the
+    threads."""
     arguments = (src_address, src_stride, index_address, count, dst_address, size, stride,
                  _UNITS[itemsize], _UNITS[8])
-    return (_PUT.get(itemsize) or _PUT.entry(itemsize, arguments))(*arguments)
+    run = _PUT.get(itemsize) or _PUT.entry(itemsize, arguments)
+    if src_stride or count * 8 < PARALLEL_BYTES or THREADS == 1:
+        return run(*arguments)
+    bad = indexing.first_outside(index_address, count, size, _UNITS[8])
+    if bad < 0:
+        starts = [count * k // THREADS for k in range(THREADS + 1)]
+        run_in_parallel(run, [(src_address, 0, index_address + 8 * a, b - a, *arguments[4:])
+                              for a, b in zip(starts, starts[1:])])
+    return bad
 
 
 def compress(src_address, size, stride, mask_address, mask_stride, dst_address, itemsize):

@@ -121,6 +121,13 @@ def put(src_address, src_stride, index_address, count, dst_address, size, stride
     return -1
 
 
+@njit(cache=True, nogil=True)
+def first_outside(index_address, count, size, index_unit):
+    """The position of the first of ``count`` contiguous int64 indices (read through
+    ``index_unit``, uint64) outside ``[-size, size)``, or -1."""
+    return _first_outside(_typed_pointer(index_address, index_unit), count, size)
+
+
 @njit(inline="always")
 def _first_outside(index, count, size):
     """The position of the first of ``count`` uint64 ``index`` values that is, as an int64,

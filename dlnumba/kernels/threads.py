@@ -34,7 +34,7 @@ def _serve(tasks):
         work, done, errors = tasks.get()
         try:
             work()
-        except BaseException as error:  # noqa: BLE001 - handed to the caller, which raises it
+        except BaseException as error:  # handed to the caller, which raises it
             errors.append(error)
         finally:
             done.release()
