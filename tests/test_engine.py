@@ -170,8 +170,7 @@ assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 def test_threads_run_every_piece_once_in_order_and_raise_a_worker_error():
     """Pieces go to whichever thread is free; results keep the order of the calls, and an
     error raised on any thread reaches the caller after every thread has stopped."""
-    from dlnumba.kernels.threads import run_in_parallel
-
+    run_in_parallel = kernels.run_in_parallel
     seen = []
     assert run_in_parallel(lambda i: seen.append(i) or i * i, [(i,) for i in range(50)]) == \
         [i * i for i in range(50)]
