@@ -4,10 +4,16 @@ Numba stamps a cached function with a hash of its own source file only, so a cha
 helper in another module, or a new release, would load stale machine code. Every function
 compiled with ``cache=True`` from a file of this package gets a stamp that also holds the
 package version and a hash of every source file whose code is compiled.
+
+Numba names a new entry's data file by the first number its index does not use, and saves the
+index before the data: two processes adding different entries at once (pytest-xdist or Dask
+workers) pick the same file, and one entry's key can end up with the other's machine code.
+The entries of dlnumba's functions are named by a hash of their key and saved data first.
 """
 
 import hashlib
 import os
+import pickle
 
 from numba.core import caching
 from numba.core.caching import _CacheLocator
@@ -61,5 +67,25 @@ class SaltedLocator(_CacheLocator):
         return None
 
 
+_numba_save = caching.IndexDataCacheFile.save
+
+
+def _save(self, key, data):
+    """``IndexDataCacheFile.save``, for an entry of dlnumba's: its data file named by its key
+    and written before the index names it (a concurrent writer may drop the index entry, which
+    costs a compilation, but never gives the key another entry's data)."""
+    stamp = self._source_stamp
+    if not (isinstance(stamp, tuple) and len(stamp) == 2 and stamp[1] == SaltedLocator.salt):
+        return _numba_save(self, key, data)
+    base = self._index_name[:-len(".nbi")]
+    name = f"{base}.{hashlib.sha256(pickle.dumps(key)).hexdigest()[:24]}.nbc"
+    self._save_data(name, data)
+    overloads = self._load_index()
+    overloads[key] = name
+    self._save_index(overloads)
+    return None
+
+
 if SaltedLocator not in _CacheImpl._locator_classes:
     _CacheImpl._locator_classes.insert(0, SaltedLocator)
+    caching.IndexDataCacheFile.save = _save

@@ -167,6 +167,28 @@ assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
     subprocess.run([sys.executable, "-c", script], check=True, timeout=120, env=env)
 
 
+def test_concurrent_cache_writers_never_swap_kernels(tmp_path):
+    """Two processes adding entries to one index at once (xdist or Dask workers): each saves
+    with the index it read before the other wrote. A key may lose its index entry (a later
+    compilation), but never loads the other key's machine code, as Numba's numbered files let
+    it do."""
+    from numba.core.caching import IndexDataCacheFile
+
+    stamp = ("source", _numba_cache.SaltedLocator.salt)
+    first, second = (IndexDataCacheFile(str(tmp_path), "kernel", stamp) for _ in range(2))
+    stale = first._load_index()  # both writers read the index before either writes
+    second._load_index = first._load_index = lambda: dict(stale)
+    first.save("key one", "code one")
+    second.save("key two", "code two")
+    assert len(list(tmp_path.glob("kernel.*.nbc"))) == 2  # Numba's numbering: one ".1.nbc"
+    del first._load_index, second._load_index
+    reader = IndexDataCacheFile(str(tmp_path), "kernel", stamp)
+    assert reader.load("key two") == "code two"
+    assert reader.load("key one") in (None, "code one")
+    first.save("key one", "code one")
+    assert reader.load("key one") == "code one" and reader.load("key two") == "code two"
+
+
 def test_threads_run_every_piece_once_in_order_and_raise_a_worker_error():
     """Pieces go to whichever thread is free; results keep the order of the calls, and an
     error raised on any thread reaches the caller after every thread has stopped."""
