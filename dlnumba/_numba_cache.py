@@ -76,14 +76,14 @@ def _save(self, key, data):
     costs a compilation, but never gives the key another entry's data)."""
     stamp = self._source_stamp
     if not (isinstance(stamp, tuple) and len(stamp) == 2 and stamp[1] == SaltedLocator.salt):
-        return _numba_save(self, key, data)
+        _numba_save(self, key, data)
+        return
     base = self._index_name[:-len(".nbi")]
     name = f"{base}.{hashlib.sha256(pickle.dumps(key)).hexdigest()[:24]}.nbc"
     self._save_data(name, data)
     overloads = self._load_index()
     overloads[key] = name
     self._save_index(overloads)
-    return None
 
 
 if SaltedLocator not in _CacheImpl._locator_classes:
