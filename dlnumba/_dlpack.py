@@ -159,7 +159,7 @@ def import_capsule(capsule):
     owner = _capi.import_tensor(capsule, None, address, MAX_NDIM,
                                 0 if cuda is None else cuda.device_count(),
                                 _DTYPE_TABLE, _capi.RELEASE_LEGACY, _capi.RELEASE_VERSIONED)
-    if owner is None and cuda_package(load=False) is None and _on_cuda(report):
+    if owner is None and cuda is None and _on_cuda(report):
         # The first CUDA tensor: load the backend, then count the devices it may name.
         owner = _capi.import_tensor(capsule, None, address, MAX_NDIM, _cuda_devices(True),
                                     _DTYPE_TABLE, _capi.RELEASE_LEGACY, _capi.RELEASE_VERSIONED)
@@ -207,7 +207,7 @@ _HOST_READABLE = frozenset(map(int, (DLDeviceType.kDLCPU, DLDeviceType.kDLCUDAHo
                                       DLDeviceType.kDLCUDAManaged)))
 _CUDA = int(DLDeviceType.kDLCUDA)  # an enum member's lookup costs 0.1 us
 _REPORT_HEAD = struct.Struct("<4qQ4q")  # REPORT's first words, to the device id
-_NDIM, _NDIM_OFFSET = struct.Struct("<q"), 16
+_NDIM, _NDIM_OFFSET = struct.Struct("<q"), 8 * _capi.REPORT_FIELDS.index("ndim")
 # The head, then the shape and strides that follow REPORT, for each ndim: one unpack.
 _IMPORTED = [struct.Struct(f"{_REPORT_HEAD.format}{_capi.REPORT.size - _REPORT_HEAD.size}x"
                            f"{2 * ndim}q") for ndim in range(MAX_NDIM + 1)]

@@ -54,6 +54,11 @@ def scatter(src_address, offsets, dst_address, itemsize):
     (_SCATTER.get(itemsize) or _SCATTER.entry(itemsize, arguments))(*arguments)
 
 
+def _thread_starts(count):
+    """Where each thread's share of ``count`` items starts, and ``count`` last."""
+    return [count * k // THREADS for k in range(THREADS + 1)]
+
+
 def take(src_address, size, stride, index_address, count, dst_address, itemsize):
     """``dst[k] = src[wrap(index[k]) * stride]`` for ``count`` C-contiguous int64 indices at
     ``index_address``; the position of the first index outside ``[-size, size)``, or -1.
@@ -63,7 +68,7 @@ def take(src_address, size, stride, index_address, count, dst_address, itemsize)
     run = _TAKE.get(itemsize) or _TAKE.entry(itemsize, arguments)
     if count * itemsize < PARALLEL_BYTES or THREADS == 1:
         return run(*arguments)
-    starts = [count * k // THREADS for k in range(THREADS + 1)]
+    starts = _thread_starts(count)
     found = run_in_parallel(run, [
         (src_address, size, stride, index_address + 8 * a, b - a, dst_address + itemsize * a,
          *arguments[6:]) for a, b in zip(starts, starts[1:])])
@@ -83,7 +88,7 @@ def put(src_address, src_stride, index_address, count, dst_address, size, stride
         return run(*arguments)
     bad = indexing.first_outside(index_address, count, size, _UNITS[8])
     if bad < 0:
-        starts = [count * k // THREADS for k in range(THREADS + 1)]
+        starts = _thread_starts(count)
         run_in_parallel(run, [(src_address, 0, index_address + 8 * a, b - a, *arguments[4:])
                               for a, b in zip(starts, starts[1:])])
     return bad
