@@ -110,30 +110,48 @@ _CONVERSIONS = {  # kind: (C type, the C API function that converts a Python arg
 }
 
 
-def _fixed_arguments(module, symbol, name, kinds, body):
-    """Write ``PyObject *symbol(self, args, nargs)``, a ``METH_FASTCALL`` function of exactly
+def _fixed_arguments(module, symbol, name, kinds, body, optional=0):
+    """Write ``PyObject *symbol(self, args, nargs)``, a ``METH_FASTCALL`` function of
     ``len(kinds)`` arguments converted by ``kinds`` (keys of ``_CONVERSIONS``) that returns
     ``body(builder, arguments)``: NULL with a TypeError naming ``name`` for another count, and
-    NULL with the conversion's exception for an argument it cannot convert."""
+    NULL with the conversion's exception for an argument it cannot convert. The last
+    ``optional`` arguments (numbers) may be left out: they are then 0."""
     function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P.as_pointer(), I64]), symbol)
     _, values, count = function.args
     null = ir.Constant(I8P, None)
     b = ir.IRBuilder(function.append_basic_block("entry"))
     convert, run = function.append_basic_block("convert"), function.append_basic_block("run")
     wrong, fail = function.append_basic_block("wrong"), function.append_basic_block("fail")
-    b.cbranch(b.icmp_unsigned("==", count, I64(len(kinds))), convert, wrong)
+    required = len(kinds) - optional
+    b.cbranch(b.icmp_unsigned("<=", b.sub(count, I64(required)), I64(optional)), convert, wrong)
     b.position_at_end(wrong)
-    message = constant_string(module, f"{symbol}_message", f"{name} takes {len(kinds)} arguments")
+    counts = f"{required} to {len(kinds)}" if optional else f"{len(kinds)}"
+    message = constant_string(module, f"{symbol}_message", f"{name} takes {counts} arguments")
     b.call(declare(module, "PyErr_SetString", ir.VoidType(), I8P, I8P),
            [constant(TypeError), message])
     b.branch(fail)
     b.position_at_end(convert)
-    arguments = []
-    for k, kind in enumerate(kinds):
+
+    def converted(k, kind):
         value = b.load(b.gep(values, [I64(k)]))
         conversion = _CONVERSIONS[kind][1]
         if conversion is not None:
             value = b.call(declare(module, conversion[0], conversion[1], I8P), [value])
+        return value
+
+    arguments = []
+    for k, kind in enumerate(kinds):
+        if k < required:
+            value = converted(k, kind)
+        else:
+            with b.if_else(b.icmp_unsigned(">", count, I64(k))) as (given, left_out):
+                with given:
+                    value_given, given_block = converted(k, kind), b.block
+                with left_out:
+                    left_out_block = b.block
+            value = b.phi(value_given.type)
+            value.add_incoming(value_given, given_block)
+            value.add_incoming(ir.Constant(value_given.type, 0), left_out_block)
         arguments.append(b.trunc(value, I32) if kind == "int" else value)
     occurred = b.call(declare(module, "PyErr_Occurred", I8P), [])
     b.cbranch(b.icmp_unsigned("==", occurred, null), run, fail)
@@ -183,6 +201,27 @@ def c_builtin(address, name, kinds, doc):
 
     library, pointer = compile_functions(f"dlnumba_{name}", build)
     return _builtin(pointer("dlnumba_c_builtin"), name, _METH_FASTCALL, doc, [library])
+
+
+def nogil_builtin(address, name, kinds, doc, optional=0):
+    """A builtin that calls the C function ``void f(...)`` at ``address`` with its arguments
+    converted by ``kinds`` (as for :func:`c_builtin`; the last ``optional`` ones, numbers, 0
+    where left out), with the GIL released, and returns None. ``f`` must not touch Python
+    objects."""
+    def build(module):
+        target = ir.FunctionType(ir.VoidType(), [_CONVERSIONS[kind][0] for kind in kinds])
+
+        def body(b, arguments):
+            state = b.call(declare(module, "PyEval_SaveThread", I8P), [])
+            b.call(b.inttoptr(I64(address), target.as_pointer()), arguments)
+            b.call(declare(module, "PyEval_RestoreThread", ir.VoidType(), I8P), [state])
+            b.call(declare(module, "Py_IncRef", ir.VoidType(), I8P), [constant(None)])
+            return constant(None)
+
+        _fixed_arguments(module, "dlnumba_nogil_builtin", name, kinds, body, optional)
+
+    library, pointer = compile_functions(f"dlnumba_{name}", build)
+    return _builtin(pointer("dlnumba_nogil_builtin"), name, _METH_FASTCALL, doc, [library])
 
 
 def _copy_memory(module):

@@ -67,3 +67,25 @@ def test_copy_memory_moves_bytes_and_checks_its_arguments():
         _native.copy_memory(1, 2)
     with pytest.raises(TypeError):
         _native.copy_memory(ctypes.addressof(target), "source", 6)
+
+
+def test_nogil_builtins_fill_left_out_arguments_with_zero():
+    from numba import cfunc, types
+
+    @cfunc(types.void(types.CPointer(types.int64), types.intp, types.intp))
+    def store(target, a, b):
+        target[0], target[1] = a, b
+
+    write = _native.nogil_builtin(store.address, "write", ["pointer", "ssize", "ssize"],
+                                  "write(target, a, b=0)", optional=1)
+    target = np.full(2, -1, np.int64)
+    assert write(target.ctypes.data, 7, 8) is None
+    assert target.tolist() == [7, 8]
+    write(target.ctypes.data, 9)
+    assert target.tolist() == [9, 0]
+    for arguments in [(target.ctypes.data,), (target.ctypes.data, 1, 2, 3)]:
+        with pytest.raises(TypeError, match="write takes 2 to 3 arguments"):
+            write(*arguments)
+    with pytest.raises(TypeError):
+        write(target.ctypes.data, 1, "2")  # checked before the call: nothing written
+    assert target.tolist() == [9, 0]

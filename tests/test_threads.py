@@ -179,15 +179,24 @@ def test_kernels_release_the_gil():
 
 
 def test_a_small_job_first_called_by_two_threads_at_once():
-    """Two threads may both make a small elementwise job's first call: the one that comes
-    second already passes the run's address as the job's head (it raised AttributeError)."""
+    """Two threads may both make a small elementwise job's first call (which compiles or loads
+    its run, then replaces the job's ``call``): both get the right result."""
     from dlnumba.kernels import elementwise_job
-    from dlnumba.kernels.elementwise import strided_run
 
-    x = np.arange(6.0)
-    dtype = xp.asarray(x)._dtype
-    job = elementwise_job("sqrt", "float", (((1,), dtype), ((1,), dtype)), (6,), dtype)
-    job.head = strided_run(job.signature.dtype)  # the first thread's replacement, made first
-    out = np.empty(6)
-    job.call(x.ctypes.data, out.ctypes.data)
-    np.testing.assert_array_equal(out, np.sqrt(x))
+    dtype = xp.asarray(np.zeros(1))._dtype
+    for n in range(3, 9):  # a new job each time
+        x = np.arange(float(n))
+        job = elementwise_job("sqrt", "float", (((1,), dtype), ((1,), dtype)), (n,), dtype)
+        outs, start = [np.empty(n), np.empty(n)], threading.Barrier(2)
+
+        def first_call(out):
+            start.wait()
+            job.call(x.ctypes.data, out.ctypes.data)
+
+        threads = [threading.Thread(target=first_call, args=(out,)) for out in outs]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for out in outs:
+            np.testing.assert_array_equal(out, np.sqrt(x))

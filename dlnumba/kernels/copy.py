@@ -13,14 +13,14 @@ from ..shared.plan import make_plan
 from ..shared.tags import COMPUTED, TAGS, UNITS
 from .threads import PARALLEL_BYTES, THREADS, VECTORIZED_SIZE, run_in_parallel
 from .transfer import transfer, transfer_run
-from .walk import byte_layout, walk_entry
+from .walk import byte_layout, walk_function
 
 
 class _Job:
     """Everything about a transfer that depends only on its layouts and dtypes."""
 
     __slots__ = ("plan", "src_tag", "dst_tag", "src_low", "src_high", "dst_low", "dst_high",
-                 "src_start", "dst_start", "alignment", "parallel", "walk_layout", "run")
+                 "src_start", "dst_start", "alignment", "parallel", "walk_layout", "walk")
 
     def __init__(self, shape, src_strides, dst_strides, src_dtype, dst_dtype):
         # Small layouts take the small-array engine, which walks them plainly (untiled).
@@ -42,7 +42,7 @@ class _Job:
                          and (plan.tiled or src_dtype in COMPUTED or dst_dtype in COMPUTED))
         # The small-array engine's run is compiled (or loaded) on the first copy.
         self.walk_layout = byte_layout(plan, (src_size, dst_size)) if small else None
-        self.run = None
+        self.walk = None
 
 
 _job = functools.lru_cache(maxsize=4096)(_Job)
@@ -91,9 +91,10 @@ def copy_array(src_address, src_strides, src_dtype, dst_address, dst_strides, ds
     src_address += job.src_start
     dst_address += job.dst_start
     if job.walk_layout is not None:
-        if job.run is None:
-            job.run = transfer_run(job.src_tag.dtype, job.dst_tag.dtype)
-        walk_entry()(job.run, job.walk_layout, src_address, dst_address, 0)
+        if job.walk is None:
+            job.walk = walk_function(transfer_run(job.src_tag.dtype, job.dst_tag.dtype),
+                                     job.walk_layout)
+        job.walk(src_address, dst_address, 0)
         return
     src_strides, dst_strides = plan.strides
     if not job.parallel:

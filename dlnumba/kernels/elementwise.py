@@ -8,7 +8,7 @@ rows of one int64 array: a small call unboxes two arrays and the addresses, noth
 Operands are loaded from storage and converted to the computation dtype, combined by the scalar
 function from :mod:`.shared.scalar`, and stored converted to the output's dtype.
 
-Small arrays run :func:`strided_run`'s runs under :func:`.walk.walk`: one strided loop per
+Small arrays run :func:`strided_run`'s runs under :mod:`.walk`'s walk: one strided loop per
 (operation, dtypes), quick to compile. Large arrays run :func:`unary` and :func:`binary`, whose
 innermost dimension has a contiguous fast path (and one for a broadcast scalar operand) that
 LLVM vectorizes; :func:`unary` gathers a strided input onto the stack, a block at a time, to
@@ -28,7 +28,7 @@ from ..shared.tags import TAGS, signature_tag, unpack
 from .copy import copy_array
 from .threads import PARALLEL_BYTES, THREADS, VECTORIZED_SIZE, run_in_parallel
 from .transfer import _typed_pointer, stack_values
-from .walk import advance, byte_layout, compile_run, entry_point, odometer, walk
+from .walk import advance, byte_layout, compile_run, entry_point, odometer, walk_function
 
 @functools.lru_cache(maxsize=None)
 def strided_run(signature):
@@ -176,22 +176,25 @@ def binary(signature, layout, x_address, y_address, out_address):
 
 
 class _ElementwiseJob:
-    """Everything about an elementwise call that depends only on its layouts and dtypes."""
+    """Everything about an elementwise call that depends only on its layouts and dtypes.
 
-    __slots__ = ("plan", "kernel", "signature", "head", "layout", "sizes", "starts", "lows",
-                 "highs", "parallel", "entry")
+    ``call(*addresses)`` runs it on one thread, for operands (the inputs, then the output) at
+    ``addresses`` that do not overlap the output. The first call compiles (or loads) the
+    kernel, then makes ``call`` the quickest callable that runs it: for a small call, the walk
+    itself, a builtin that takes the addresses directly."""
+
+    __slots__ = ("plan", "kernel", "signature", "layout", "sizes", "starts", "lows", "highs",
+                 "parallel", "run", "call")
 
     def __init__(self, name, kind, layouts, shape, compute_dtype):
         self.plan = plan = make_plan(shape, *(strides for strides, _ in layouts))
         if plan is None:
             return
-        signature = signature_tag(name, kind, [TAGS[dtype] for _, dtype in layouts]
-                                  + [TAGS[compute_dtype]])
+        self.signature = signature_tag(name, kind, [TAGS[dtype] for _, dtype in layouts]
+                                       + [TAGS[compute_dtype]])
         self.sizes = sizes = [dtype.itemsize for _, dtype in layouts]
-        self.signature = signature
-        self.head = signature  # for the walk, replaced by its run's address on the first call
         if plan.size < VECTORIZED_SIZE:
-            self.kernel, self.layout = walk, byte_layout(plan, sizes)
+            self.kernel, self.layout = None, byte_layout(plan, sizes)
         else:
             self.kernel = binary if len(layouts) == 3 else (
                 unary_common if kind in FUNCTIONS[name].common else unary)
@@ -200,36 +203,34 @@ class _ElementwiseJob:
         self.lows = [low * size for (low, _), size in zip(plan.extents, sizes)]
         self.highs = [(high + 1) * size for (_, high), size in zip(plan.extents, sizes)]
         self.parallel = plan.size * sizes[-1] >= PARALLEL_BYTES and THREADS > 1
-        self.entry = self._first_call
+        self.call = self._first_call
 
-    def call(self, *addresses):
-        """Run on one thread for operands at ``addresses`` that do not overlap the output."""
-        starts = self.starts
-        if len(addresses) == 3:
-            self.entry(self.head, self.layout, addresses[0] + starts[0],
-                       addresses[1] + starts[1], addresses[2] + starts[2])
-        elif self.kernel is walk:
-            self.entry(self.head, self.layout, addresses[0] + starts[0],
-                       addresses[1] + starts[1], 0)
+    def _first_call(self, *addresses):
+        if self.kernel is None:
+            self.run = walk_function(strided_run(self.signature.dtype), self.layout)
+            self.call = self._call_walk if any(self.starts) else self.run
         else:
-            self.entry(self.head, self.layout, addresses[0] + starts[0],
-                       addresses[1] + starts[1])
+            # The compiled function itself: a job's argument types never change, and Numba's
+            # dispatch (typing each argument) would cost more than the call's own work.
+            self.run = entry_point(self.kernel, self.signature, self.layout,
+                                   *self._placed(addresses))
+            self.call = self._call_kernel
+        self.call(*addresses)
 
-    def _first_call(self, head, *arguments):
-        if self.kernel is walk:
-            # From the signature, not ``head``: a thread that arrives while another makes the
-            # first call may already pass the run's address.
-            self.head = head = strided_run(self.signature.dtype)
-        self.kernel(head, *arguments)
-        # From now on the compiled function itself: a job's argument types never change, and
-        # Numba's dispatch (typing each argument) was a third of a small call.
-        self.entry = entry_point(self.kernel, head, *arguments)
+    def _placed(self, addresses):
+        return [address + start for address, start in zip(addresses, self.starts)]
+
+    def _call_walk(self, *addresses):
+        self.run(*self._placed(addresses))
+
+    def _call_kernel(self, *addresses):
+        self.run(self.signature, self.layout, *self._placed(addresses))
 
     def arguments(self, addresses, plan_shape, offsets):
         """The kernel's arguments for the part of the plan of ``plan_shape`` at ``offsets``."""
         layout = self.layout.copy()
         layout[0] = plan_shape
-        return (self.head, layout,
+        return (self.signature, layout,
                 *[address + start + offset * size for address, start, offset, size
                   in zip(addresses, self.starts, offsets, self.sizes)])
 

@@ -33,7 +33,7 @@ from ..shared.tags import TAGS, storage
 from .copy import copy_array
 from .threads import PARALLEL_BYTES, THREADS, VECTORIZED_SIZE, run_in_parallel
 from .transfer import _typed_pointer, stack_values
-from .walk import advance, byte_layout, compile_run, odometer, walk_entry
+from .walk import advance, byte_layout, compile_run, odometer, walk_function
 
 _BLOCK = 128
 # A contiguous float run's pairwise blocks: each vector lane sums 1024 / 32 float32 elements
@@ -490,7 +490,7 @@ class _ReduceJob:
 
     __slots__ = ("plan", "op", "x_tag", "acc_tag", "acc_shape", "acc_strides", "identity",
                  "identity_address", "identity_bytes", "pieces", "reduced_split", "walk_layout",
-                 "run")
+                 "walk")
 
     def __init__(self, name, shape, x_strides, x_dtype, axes, acc_dtype, parallel):
         self.acc_shape = tuple(n for d, n in enumerate(shape) if d not in axes)
@@ -505,7 +505,7 @@ class _ReduceJob:
                                 identity_value(name, acc_dtype), acc_dtype.storage)
         self.identity_address = self.identity.ctypes.data
         self.identity_bytes = self.identity.nbytes if self.identity.size == kept else 0
-        self.pieces = self.reduced_split = self.walk_layout = self.run = None
+        self.pieces = self.reduced_split = self.walk_layout = self.walk = None
         if plan is not None and plan.size < VECTORIZED_SIZE:
             self.walk_layout = byte_layout(plan, (acc_dtype.itemsize, x_dtype.itemsize))
         if (plan is not None and parallel and THREADS > 1
@@ -547,9 +547,10 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
     acc_start = acc_address + plan.offsets[0] * acc_dtype.itemsize
     acc_strides, x_strides = plan.strides
     if job.walk_layout is not None:
-        if job.run is None:
-            job.run = reduce_run(job.op.dtype, job.x_tag.dtype, job.acc_tag.dtype)
-        walk_entry()(job.run, job.walk_layout, acc_start, x_address, 0)
+        if job.walk is None:
+            job.walk = walk_function(reduce_run(job.op.dtype, job.x_tag.dtype,
+                                                job.acc_tag.dtype), job.walk_layout)
+        job.walk(acc_start, x_address, 0)
         return
     if job.pieces is None:
         reduce(job.op, plan.shape, x_address, x_strides, job.x_tag, acc_start, acc_strides,
@@ -575,13 +576,12 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
 
 @functools.lru_cache(maxsize=4096)
 def _arg_walk(name, x_dtype, plan, stride):
-    """The run and the walk's layout of a small arg-reduction: its kept plan, the reduced
-    stride (elements) in the third operand's row."""
+    """The walk of a small arg-reduction over its kept plan, each run given the reduced
+    ``stride`` (elements) as its third stride; and its layout, which it needs alive."""
     run = arg_reduce_run(OP_TAGS[name].dtype, TAGS[x_dtype].dtype,
                          TAGS[_dtypes.computation_dtype(x_dtype)].dtype)
-    layout = byte_layout(plan, (8, x_dtype.itemsize))
-    layout[3, -1] = stride * x_dtype.itemsize
-    return run, layout
+    layout = byte_layout(plan, (8, x_dtype.itemsize), run_stride=stride * x_dtype.itemsize)
+    return walk_function(run, layout), layout
 
 
 def arg_reduce_array(name, x_address, x_strides, x_dtype, shape, axis, out_address):
@@ -597,8 +597,7 @@ def arg_reduce_array(name, x_address, x_strides, x_dtype, shape, axis, out_addre
     x_address += plan.offsets[1] * x_dtype.itemsize
     out_address += plan.offsets[0] * 8
     if plan.size * n < VECTORIZED_SIZE:
-        run, layout = _arg_walk(name, x_dtype, plan, stride)
-        walk_entry()(run, layout, out_address, x_address, n)
+        _arg_walk(name, x_dtype, plan, stride)[0](out_address, x_address, n)
         return
     op, x_tag = OP_TAGS[name], TAGS[x_dtype]
     compute_tag = TAGS[_dtypes.computation_dtype(x_dtype)]

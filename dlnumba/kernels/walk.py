@@ -12,13 +12,15 @@ import functools
 
 import numpy as np
 from llvmlite import ir
-from numba import cfunc, njit, types
+from numba import carray, cfunc, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
+from .._native import nogil_builtin
+
 RUN = types.void(*[types.intp] * 7)
-_OPERANDS = 3  # rows of strides in a walk's layout
-_RUNS = []  # every run compiled in this process
+_ROWS = 4  # of a walk's layout: the shape, then the byte strides of three operands
+_RUNS = []  # every run (and walk) compiled in this process
 
 
 @intrinsic
@@ -44,20 +46,45 @@ def _call_run(typingctx, run, n, a0, s0, a1, s1, a2, s2):
     return types.void(*[types.intp] * 8), codegen
 
 
-@njit(cache=True, nogil=True)
-def walk(run, layout, a0, a1, a2):
-    """Call ``run`` on every innermost run of a layout: ``layout``'s rows are the shape and the
-    byte strides of three operands at addresses ``a0``, ``a1``, ``a2`` (zeros for one that is
-    not there), at least 2-D."""
-    shape, s0, s1, s2 = layout[0], layout[1], layout[2], layout[3]
-    last = shape.size - 1
+WALK = types.void(types.intp, types.CPointer(types.int64), types.intp, types.intp, types.intp)
+
+
+def _walk(run, layout, a0, a1, a2):
+    """Call ``run`` on every innermost run of a layout: ``layout`` holds the number of
+    dimensions (at least 2), then the shape and the byte strides of three operands at addresses
+    ``a0``, ``a1``, ``a2`` (zeros for one that is not there)."""
+    ndim = layout[0]
+    rows = carray(layout, 1 + _ROWS * ndim)
+    shape, s0 = rows[1:1 + ndim], rows[1 + ndim:1 + 2 * ndim]
+    s1, s2 = rows[1 + 2 * ndim:1 + 3 * ndim], rows[1 + 3 * ndim:]
+    last = ndim - 1
     outer = 1
     for d in range(last):
         outer *= shape[d]
-    index = odometer(last + 1)
+    index = odometer(ndim)
     for _ in range(outer):
         _call_run(run, shape[last], a0, s0[last], a1, s1[last], a2, s2[last])
         a0, a1, a2 = advance(index, shape, last - 1, (a0, a1, a2), s0, s1, s2)
+
+
+@functools.cache
+def _compiled_walk():
+    """:func:`_walk` compiled (or loaded from Numba's cache) as a C function, and a builtin
+    that calls it."""
+    compiled = cfunc(WALK, cache=True)(_walk)
+    _RUNS.append(compiled)  # a thread that lost a race to this cache still calls its own
+    return compiled, nogil_builtin(compiled.address, "walk", ["ssize", "pointer", "ssize",
+                                                               "ssize", "ssize"],
+                                   "walk(run, layout, a0, a1, a2=0): the small-array engine.",
+                                   optional=1)
+
+
+def walk_function(run, layout):
+    """``call(a0, a1, a2=0)``: the walk over ``layout`` (from :func:`byte_layout`, which the
+    caller keeps alive) that calls the run at address ``run`` on operands at ``a0``, ``a1``,
+    ``a2``, with the GIL released. A builtin: no Python frame
+    and no Numba dispatch between a small call and its run."""
+    return functools.partial(_compiled_walk()[1], run, layout.ctypes.data)
 
 
 def entry_point(dispatcher, *arguments):
@@ -88,13 +115,6 @@ class Direct(dict):
 
     def __call__(self, key, *arguments):
         return (self.get(key) or self.entry(key, arguments))(*arguments)
-
-
-@functools.cache
-def walk_entry():
-    """:func:`walk`'s :func:`entry_point`: its argument types never change (a run's address,
-    an int64 layout, three addresses)."""
-    return entry_point(walk, 0, np.zeros((2, 2), np.int64), 0, 0, 0)
 
 
 def advance(index, shape, top, offsets, s0, s1=None, s2=None, s3=None):
@@ -142,10 +162,15 @@ def compile_run(function):
     return compiled.address
 
 
-def byte_layout(plan, itemsizes):
-    """A walk's layout for a plan (:mod:`.plan`) of operands with ``itemsizes``."""
-    layout = np.zeros((_OPERANDS + 1, plan.shape.size), np.int64)
-    layout[0] = plan.shape
+def byte_layout(plan, itemsizes, run_stride=0):
+    """A walk's layout for a plan (:mod:`.plan`) of operands with ``itemsizes`` (two or three);
+    with two, every run gets ``run_stride`` as its third stride."""
+    ndim = plan.shape.size
+    layout = np.zeros(1 + _ROWS * ndim, np.int64)
+    rows = layout[1:].reshape(_ROWS, ndim)
+    layout[0] = ndim
+    rows[0] = plan.shape
     for k, (strides, size) in enumerate(zip(plan.strides, itemsizes)):
-        layout[k + 1] = strides * size
+        rows[k + 1] = strides * size
+    rows[3, -1] += run_stride
     return layout
