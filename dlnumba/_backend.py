@@ -53,6 +53,10 @@ class Backend(Protocol):
         ``sumsq``) a layout along ``axes`` into the C-contiguous accumulator of the kept
         dimensions."""
 
+    def reduce_job(self, name, shape, x_strides, x_dtype, axes, acc_dtype):
+        """A job whose ``call(x_address, acc_address)`` does what :meth:`reduce_array` does for
+        these arguments; None where the backend has no such direct path."""
+
     def arg_reduce_array(self, name, x_address, x_strides, x_dtype, shape, axis, out_address):
         """The position of the first maximum (``max``) or minimum (``min``) along ``axis``,
         into the C-contiguous int64 array of the other dimensions."""

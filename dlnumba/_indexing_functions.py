@@ -209,12 +209,13 @@ def take_flat(x, indices):
     flat = _flat_indices(x, indices)
     if flat is None:
         return _take_along(x, indices, 0, indices._shape)
-    out = ndarray._empty(flat._shape, x._dtype, x._device)
-    bad = backend_of(x._device).take(x._address, x._shape[0], x._strides[0], flat._address,
-                                     flat._shape[0], out._address, x._dtype.itemsize)
+    backend, count, itemsize = backend_of(x._device), flat._shape[0], x._dtype.itemsize
+    address, owner = backend.allocate(count * itemsize)
+    bad = backend.take(x._address, x._shape[0], x._strides[0], flat._address, count, address,
+                       itemsize)
     if bad >= 0:
         raise _out_of_bounds(x, flat, bad)
-    return out
+    return ndarray._new(address, flat._shape, (1,), x._dtype, x._device, owner, False)
 
 
 def put_flat(x, indices, value):

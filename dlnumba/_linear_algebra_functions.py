@@ -15,9 +15,11 @@ import numpy as np
 
 from ._arguments import both_on_host, check_array, check_int, on_host
 from ._array_object import ndarray
+from ._devices import CPU
 from ._dtypes import DTYPES, NUMERIC, common_dtype, computation_dtype
 from ._layout import (broadcast_shapes, broadcast_strides, c_contiguous, c_strides,
                       reshaped_strides, size_of)
+from ._memory import allocate_host
 from .kernels import linalg as kernels
 from .kernels.walk import Direct
 
@@ -75,11 +77,9 @@ def plain_matmul(x1, x2):
             and len(x1._shape) == len(x2._shape) == 2):
         (m, k), n = x1._shape, x2._shape[1]
         if m and n and k and x2._shape[0] == k and x1._strides == (k, 1) and x2._strides == (n, 1):
-            out = ndarray._empty((m, n), x1._dtype)
-            arguments = (x1._address, _FIRST, x2._address, _FIRST, out._address, m, k, n,
-                         TAGS[x1._dtype])
-            (_MATMUL.get(x1._dtype) or _MATMUL.entry(x1._dtype, arguments))(*arguments)
-            return out
+            address, owner = allocate_host(m * n * x1._dtype.itemsize)
+            kernels.plain_matmul(TAGS[x1._dtype])(x1._address, x2._address, address, m, k, n)
+            return ndarray._new(address, (m, n), (n, 1), x1._dtype, CPU, owner, False)
     return None
 
 

@@ -8,6 +8,7 @@ Python objects they use (a type, an exception) can be constants.
 """
 
 import ctypes
+import functools
 
 from llvmlite import ir
 from numba.core.compiler_lock import global_compiler_lock
@@ -203,25 +204,33 @@ def c_builtin(address, name, kinds, doc):
     return _builtin(pointer("dlnumba_c_builtin"), name, _METH_FASTCALL, doc, [library])
 
 
-def nogil_builtin(address, name, kinds, doc, optional=0):
-    """A builtin that calls the C function ``void f(...)`` at ``address`` with its arguments
-    converted by ``kinds`` (as for :func:`c_builtin`; the last ``optional`` ones, numbers, 0
-    where left out), with the GIL released, and returns None. ``f`` must not touch Python
-    objects."""
+@functools.cache
+def c_caller(kinds, result, optional=0):
+    """A builtin ``call(address, *arguments)`` that calls the C function at ``address``, which
+    takes ``arguments`` converted by ``kinds`` (a tuple, as for :func:`c_builtin`; the last
+    ``optional`` ones, numbers, 0 where left out) and returns nothing (``result="none"``: the
+    call returns None) or a ``Py_ssize_t`` (``"ssize"``: an int). The GIL is released during
+    the call: the function must not touch Python objects. One builtin serves every function
+    of that signature (pass ``functools.partial(call, address)``)."""
     def build(module):
-        target = ir.FunctionType(ir.VoidType(), [_CONVERSIONS[kind][0] for kind in kinds])
+        returned = ir.VoidType() if result == "none" else I64
+        target = ir.FunctionType(returned, [_CONVERSIONS[kind][0] for kind in kinds])
 
         def body(b, arguments):
             state = b.call(declare(module, "PyEval_SaveThread", I8P), [])
-            b.call(b.inttoptr(I64(address), target.as_pointer()), arguments)
+            value = b.call(b.inttoptr(arguments[0], target.as_pointer()), arguments[1:])
             b.call(declare(module, "PyEval_RestoreThread", ir.VoidType(), I8P), [state])
+            if result == "ssize":
+                return b.call(declare(module, "PyLong_FromSsize_t", I8P, I64), [value])
             b.call(declare(module, "Py_IncRef", ir.VoidType(), I8P), [constant(None)])
             return constant(None)
 
-        _fixed_arguments(module, "dlnumba_nogil_builtin", name, kinds, body, optional)
+        _fixed_arguments(module, "dlnumba_c_caller", "call", ("ssize", *kinds), body, optional)
 
-    library, pointer = compile_functions(f"dlnumba_{name}", build)
-    return _builtin(pointer("dlnumba_nogil_builtin"), name, _METH_FASTCALL, doc, [library])
+    library, pointer = compile_functions("dlnumba_c_caller", build)
+    return _builtin(pointer("dlnumba_c_caller"), "call", _METH_FASTCALL,
+                    f"call(address, *arguments): a C function of ({', '.join(kinds)}) "
+                    f"returning {result}, called with the GIL released.", [library])
 
 
 def _copy_memory(module):

@@ -17,7 +17,7 @@ from ._backend import backend_of
 from ._elementwise_functions import _binary, _unary
 from ._dtypes import (DTYPES, FLOATING, NUMERIC, REAL_NUMERIC, REAL_OF_COMPLEX, as_dtype,
                       bool as bool_, computation_dtype, float64, int64, uint64, uint8)
-from ._layout import MAX_NDIM, c_strides, size_of
+from ._layout import MAX_NDIM, c_layout, c_strides, size_of
 from ._mode import is_strict
 
 if TYPE_CHECKING:
@@ -96,17 +96,26 @@ def _requested_dtype(name, x, dtype):
 def _reduce(name, op, x, axes, acc_dtype):
     """A new array of the kept dimensions: the reduction ``op`` along ``axes`` in
     ``acc_dtype``."""
-    acc = ndarray._empty(() if len(axes) == len(x._shape) else _kept_shape(x._shape, axes),
-                         acc_dtype, x._device)
-    backend_of(x._device).reduce_array(op, x._address, x._strides, x._dtype, x._shape, axes,
-                                       acc._address, acc_dtype)
-    return acc
+    backend = backend_of(x._device)
+    shape, strides, nbytes, job = _reduction(op, x._shape, x._strides, x._dtype, axes,
+                                             acc_dtype, backend)
+    if job is None:
+        acc = ndarray._empty(shape, acc_dtype, x._device)
+        backend.reduce_array(op, x._address, x._strides, x._dtype, x._shape, axes,
+                             acc._address, acc_dtype)
+        return acc
+    address, owner = backend.allocate(nbytes)
+    job.call(x._address, address)
+    return ndarray._new(address, shape, strides, acc_dtype, x._device, owner, False)
 
 
-@functools.lru_cache(maxsize=1024)
-def _kept_shape(shape, axes):
-    """``shape`` without the dimensions ``axes``."""
-    return tuple(n for d, n in enumerate(shape) if d not in axes)
+@functools.lru_cache(maxsize=4096)
+def _reduction(op, shape, strides, dtype, axes, acc_dtype, backend):
+    """The accumulator's shape, strides and size in bytes, and the backend's job (or None)."""
+    kept = tuple(n for d, n in enumerate(shape) if d not in axes)
+    size, kept_strides = c_layout(kept)
+    return (kept, kept_strides, size * acc_dtype.itemsize,
+            backend.reduce_job(op, shape, strides, dtype, axes, acc_dtype))
 
 
 def _reduced_size(x, axes):

@@ -69,23 +69,27 @@ def test_copy_memory_moves_bytes_and_checks_its_arguments():
         _native.copy_memory(ctypes.addressof(target), "source", 6)
 
 
-def test_nogil_builtins_fill_left_out_arguments_with_zero():
+def test_c_callers_convert_their_arguments_and_fill_left_out_ones_with_zero():
     from numba import cfunc, types
 
-    @cfunc(types.void(types.CPointer(types.int64), types.intp, types.intp))
+    @cfunc(types.intp(types.CPointer(types.int64), types.intp, types.intp))
     def store(target, a, b):
         target[0], target[1] = a, b
+        return a - b
 
-    write = _native.nogil_builtin(store.address, "write", ["pointer", "ssize", "ssize"],
-                                  "write(target, a, b=0)", optional=1)
+    call = _native.c_caller(("pointer", "ssize", "ssize"), "ssize", optional=1)
+    assert _native.c_caller(("pointer", "ssize", "ssize"), "ssize", optional=1) is call
     target = np.full(2, -1, np.int64)
-    assert write(target.ctypes.data, 7, 8) is None
-    assert target.tolist() == [7, 8]
-    write(target.ctypes.data, 9)
-    assert target.tolist() == [9, 0]
-    for arguments in [(target.ctypes.data,), (target.ctypes.data, 1, 2, 3)]:
-        with pytest.raises(TypeError, match="write takes 2 to 3 arguments"):
-            write(*arguments)
+    assert call(store.address, target.ctypes.data, 7, 9) == -2
+    assert target.tolist() == [7, 9]
+    assert call(store.address, target.ctypes.data, 5) == 5
+    assert target.tolist() == [5, 0]
+    for arguments in [(store.address, target.ctypes.data), (store.address, 0, 1, 2, 3)]:
+        with pytest.raises(TypeError, match="call takes 3 to 4 arguments"):
+            call(*arguments)
     with pytest.raises(TypeError):
-        write(target.ctypes.data, 1, "2")  # checked before the call: nothing written
-    assert target.tolist() == [9, 0]
+        call(store.address, target.ctypes.data, 1, "2")  # checked before the call
+    assert target.tolist() == [5, 0]
+    assert _native.c_caller(("pointer", "ssize", "ssize"), "none")(
+        store.address, target.ctypes.data, 3, 4) is None
+    assert target.tolist() == [3, 4]

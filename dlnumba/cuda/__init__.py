@@ -54,7 +54,7 @@ class Backend:
         self.index = index
 
     def __getattr__(self, name):
-        if name == "elementwise_job":
+        if name in ("elementwise_job", "reduce_job"):
             function = _no_job
         elif name in _DRIVER:
             function = functools.partial(_DRIVER[name], index=self.index)
@@ -67,8 +67,9 @@ class Backend:
         return function
 
 
-def _no_job(name, kind, layouts, shape, compute_dtype):
-    """No direct path: every elementwise call is a kernel launch (:func:`apply_elementwise`)."""
+def _no_job(*arguments):
+    """No direct path: every elementwise call or reduction is a kernel launch
+    (:func:`apply_elementwise`, :func:`reduce_array`)."""
 
 
 def register_jit_arguments(array_type):

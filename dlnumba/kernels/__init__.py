@@ -7,6 +7,8 @@ points here only translate the interface's arguments (item sizes, dtypes) into t
 kernels take. The host-only families (:mod:`.sorting`, :mod:`.linalg`) are called directly.
 """
 
+import functools
+
 import numpy as np
 
 from .._layout import c_strides, size_of
@@ -15,10 +17,10 @@ from ..shared.tags import TAGS, UNITS
 from . import creation, indexing, searching
 from .copy import copy_array
 from .elementwise import apply_elementwise, elementwise_job
-from .reduction import arg_reduce_array, reduce_array, scan_array
+from .reduction import arg_reduce_array, reduce_array, reduce_job, scan_array
 from .sorting import key_layout
 from .threads import PARALLEL_BYTES, THREADS, run_in_parallel
-from .walk import Direct
+from .walk import Direct, compile_call
 
 # The unit tags as dtypes: a compiled function unboxes a dtype for nothing, an array for about
 # 0.06 us; the kernels read only its dtype.
@@ -28,7 +30,7 @@ _INT64 = np.dtype(np.int64)
 
 __all__ = ["allocate", "apply_elementwise", "arg_reduce_array", "check_pointer", "compress",
            "copy_array", "elementwise_job", "expand", "gather", "hand_over", "linspace",
-           "nonzero", "put", "reduce_array", "scan_array", "scatter", "take", "where",
+           "nonzero", "put", "reduce_array", "reduce_job", "scan_array", "scatter", "take", "where",
            "zero_triangle"]
 
 
@@ -63,15 +65,13 @@ def take(src_address, size, stride, index_address, count, dst_address, itemsize)
     """``dst[k] = src[wrap(index[k]) * stride]`` for ``count`` C-contiguous int64 indices at
     ``index_address``; the position of the first index outside ``[-size, size)``, or -1.
     Large gathers are split across the threads."""
-    arguments = (src_address, size, stride, index_address, count, dst_address, _UNITS[itemsize],
-                 _UNITS[8])
-    run = _TAKE.get(itemsize) or _TAKE.entry(itemsize, arguments)
+    run = _take_function(itemsize)
     if count * itemsize < PARALLEL_BYTES or THREADS == 1:
-        return run(*arguments)
+        return run(src_address, size, stride, index_address, count, dst_address)
     starts = _thread_starts(count)
     found = run_in_parallel(run, [
-        (src_address, size, stride, index_address + 8 * a, b - a, dst_address + itemsize * a,
-         *arguments[6:]) for a, b in zip(starts, starts[1:])])
+        (src_address, size, stride, index_address + 8 * a, b - a, dst_address + itemsize * a)
+        for a, b in zip(starts, starts[1:])])
     return next((start + bad for start, bad in zip(starts, found) if bad >= 0), -1)
 
 
@@ -111,9 +111,21 @@ def expand(src_address, src_stride, size, mask_address, mask_stride, dst_address
     (_EXPAND.get(itemsize) or _EXPAND.entry(itemsize, arguments))(*arguments)
 
 
-_GATHER, _SCATTER, _TAKE, _PUT, _COMPRESS, _EXPAND = (
-    Direct(indexing.gather), Direct(indexing.scatter), Direct(indexing.take),
-    Direct(indexing.put), Direct(indexing.compress), Direct(indexing.expand))  # by item size
+_GATHER, _SCATTER, _PUT, _COMPRESS, _EXPAND = (
+    Direct(indexing.gather), Direct(indexing.scatter), Direct(indexing.put),
+    Direct(indexing.compress), Direct(indexing.expand))  # by item size
+
+
+@functools.cache
+def _take_function(itemsize):
+    """:func:`.indexing.take` for items of ``itemsize`` bytes, as a builtin of its six ints."""
+    unit, index_unit = _UNITS[itemsize], _UNITS[8]
+
+    def take(src_address, size, stride, index_address, count, dst_address):
+        return indexing.take(src_address, size, stride, index_address, count, dst_address,
+                             unit, index_unit)
+
+    return compile_call(take, 6, "ssize")
 
 
 def where(plan, condition_address, x1_address, x2_address, out_address, itemsize):

@@ -12,12 +12,15 @@ tags too, and wrap around as NumPy does. LAPACK failures raise ``numpy.linalg.Li
 ``ValueError`` (no convergence).
 """
 
+import functools
+
 import numpy as np
 from numba import carray, njit, types
 from numba.extending import overload
 
 from ..shared.tags import storage
 from .transfer import _typed_pointer
+from .walk import compile_call
 
 
 def _matrix(address, offset, rows, cols, tag):
@@ -84,6 +87,16 @@ def matmul(x1, offsets1, x2, offsets2, out, m, k, n, tag):
     for b in range(offsets1.size):
         _product(_matrix(x1, offsets1[b], m, k, tag), _matrix(x2, offsets2[b], k, n, tag),
                  result[b])
+
+
+@functools.cache
+def plain_matmul(tag):
+    """``call(x1, x2, out, m, k, n)``: ``out = x1 @ x2`` for C-contiguous ``m x k`` and
+    ``k x n`` matrices of dtype ``tag`` at those addresses; a builtin, for small products."""
+    def product(x1, x2, out, m, k, n):
+        _product(_matrix(x1, 0, m, k, tag), _matrix(x2, 0, k, n, tag), _matrix(out, 0, m, n, tag))
+
+    return compile_call(product, 6, "none")
 
 
 @njit(cache=True, nogil=True)

@@ -486,13 +486,16 @@ _PIECES = 4 * THREADS
 
 
 class _ReduceJob:
-    """Everything about a reduction that depends only on its layout, axes and dtypes."""
+    """Everything about a reduction that depends only on its layout, axes and dtypes:
+    ``call(x_address, acc_address)`` reduces the layout at ``x_address`` into the C-contiguous
+    accumulator at ``acc_address``."""
 
-    __slots__ = ("plan", "op", "x_tag", "acc_tag", "acc_shape", "acc_strides", "identity",
-                 "identity_address", "identity_bytes", "pieces", "reduced_split", "walk_layout",
-                 "walk")
+    __slots__ = ("name", "plan", "op", "x_tag", "acc_tag", "acc_dtype", "acc_shape",
+                 "acc_strides", "identity", "identity_address", "identity_bytes", "pieces",
+                 "reduced_split", "walk_layout", "walk", "x_start", "acc_start", "call")
 
     def __init__(self, name, shape, x_strides, x_dtype, axes, acc_dtype, parallel):
+        self.name, self.acc_dtype = name, acc_dtype
         self.acc_shape = tuple(n for d, n in enumerate(shape) if d not in axes)
         self.acc_strides = c_strides(self.acc_shape)
         strides = iter(self.acc_strides)
@@ -506,14 +509,79 @@ class _ReduceJob:
         self.identity_address = self.identity.ctypes.data
         self.identity_bytes = self.identity.nbytes if self.identity.size == kept else 0
         self.pieces = self.reduced_split = self.walk_layout = self.walk = None
-        if plan is not None and plan.size < VECTORIZED_SIZE:
+        self.call = self._set_identity
+        if plan is None:
+            return
+        self.acc_start = plan.offsets[0] * acc_dtype.itemsize
+        self.x_start = plan.offsets[1] * x_dtype.itemsize
+        if plan.size < VECTORIZED_SIZE:
             self.walk_layout = byte_layout(plan, (acc_dtype.itemsize, x_dtype.itemsize))
-        if (plan is not None and parallel and THREADS > 1
-                and plan.size * x_dtype.itemsize >= PARALLEL_BYTES):
+            self.call = self._first_walk
+        elif (parallel and THREADS > 1 and plan.size * x_dtype.itemsize >= PARALLEL_BYTES):
             self.pieces, self.reduced_split = _split(plan, _PIECES)
+            self.call = self._call_parallel
+        else:
+            self.call = self._call_kernel
+
+    def _set_identity(self, x_address, acc_address):
+        if self.identity_bytes:
+            copy_memory(acc_address, self.identity_address, self.identity_bytes)
+        else:
+            copy_array(self.identity_address, (0,) * len(self.acc_shape), self.acc_dtype,
+                       acc_address, self.acc_strides, self.acc_dtype, self.acc_shape)
+
+    def _first_walk(self, x_address, acc_address):
+        self.walk = walk_function(reduce_run(self.op.dtype, self.x_tag.dtype,
+                                             self.acc_tag.dtype), self.walk_layout)
+        self.call = self._call_walk if self.identity_bytes else self._call_walk_after_identity
+        self.call(x_address, acc_address)
+
+    def _call_walk(self, x_address, acc_address):
+        copy_memory(acc_address, self.identity_address, self.identity_bytes)
+        self.walk(acc_address + self.acc_start, x_address + self.x_start)
+
+    def _call_walk_after_identity(self, x_address, acc_address):
+        self._set_identity(x_address, acc_address)
+        self.walk(acc_address + self.acc_start, x_address + self.x_start)
+
+    def _call_kernel(self, x_address, acc_address):
+        self._set_identity(x_address, acc_address)
+        acc_strides, x_strides = self.plan.strides
+        reduce(self.op, self.plan.shape, x_address + self.x_start, x_strides, self.x_tag,
+               acc_address + self.acc_start, acc_strides, self.acc_tag)
+
+    def _call_parallel(self, x_address, acc_address):
+        self._set_identity(x_address, acc_address)
+        x_address += self.x_start
+        acc_start = acc_address + self.acc_start
+        acc_strides, x_strides = self.plan.strides
+        size, itemsize = self.x_tag.dtype.itemsize, self.acc_dtype.itemsize
+        op, x_tag, acc_tag = self.op, self.x_tag, self.acc_tag
+        if not self.reduced_split:
+            run_in_parallel(reduce, [
+                (op, part, x_address + x * size, x_strides, x_tag, acc_start + a * itemsize,
+                 acc_strides, acc_tag) for (a, x), part in self.pieces])
+            return
+        # Each piece reduces into its own row of partial results, then the rows are combined.
+        kept = size_of(self.acc_shape)
+        partials = np.empty((len(self.pieces), kept), self.acc_dtype.storage)
+        partials[...] = self.identity
+        rows = partials.ctypes.data + self.acc_start
+        run_in_parallel(reduce, [
+            (op, part, x_address + x * size, x_strides, x_tag, rows + k * kept * itemsize,
+             acc_strides, acc_tag) for k, ((_, x), part) in enumerate(self.pieces)])
+        reduce_array(COMBINE_PARTIALS.get(self.name, self.name), partials.ctypes.data,
+                     (kept, 1), self.acc_dtype, partials.shape, (0,), acc_address,
+                     self.acc_dtype, parallel=False)
 
 
 _reduce_job = functools.lru_cache(maxsize=4096)(_ReduceJob)
+
+
+def reduce_job(name, shape, x_strides, x_dtype, axes, acc_dtype):
+    """The job whose ``call(x_address, acc_address)`` does what :func:`reduce_array` does for
+    these arguments."""
+    return _reduce_job(name, shape, x_strides, x_dtype, axes, acc_dtype, True)
 
 
 def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, acc_dtype,
@@ -533,45 +601,8 @@ def reduce_array(name, x_address, x_strides, x_dtype, shape, axes, acc_address, 
         A C-contiguous array of the kept dimensions; set to the reductions (in ``acc_dtype``:
         bool for ``any`` and ``all``, a computation dtype otherwise, never float16/bfloat16).
     """
-    job = _reduce_job(name, shape, x_strides, x_dtype, axes, acc_dtype, parallel)
-    initial = job.identity
-    if job.identity_bytes:
-        copy_memory(acc_address, job.identity_address, job.identity_bytes)
-    else:
-        copy_array(job.identity_address, (0,) * len(job.acc_shape), acc_dtype, acc_address,
-                   job.acc_strides, acc_dtype, job.acc_shape)
-    plan = job.plan
-    if plan is None:
-        return
-    x_address += plan.offsets[1] * x_dtype.itemsize
-    acc_start = acc_address + plan.offsets[0] * acc_dtype.itemsize
-    acc_strides, x_strides = plan.strides
-    if job.walk_layout is not None:
-        if job.walk is None:
-            job.walk = walk_function(reduce_run(job.op.dtype, job.x_tag.dtype,
-                                                job.acc_tag.dtype), job.walk_layout)
-        job.walk(acc_start, x_address, 0)
-        return
-    if job.pieces is None:
-        reduce(job.op, plan.shape, x_address, x_strides, job.x_tag, acc_start, acc_strides,
-               job.acc_tag)
-        return
-    size, itemsize = x_dtype.itemsize, acc_dtype.itemsize
-    if not job.reduced_split:
-        run_in_parallel(reduce, [
-            (job.op, part, x_address + x * size, x_strides, job.x_tag, acc_start + a * itemsize,
-             acc_strides, job.acc_tag) for (a, x), part in job.pieces])
-        return
-    # Each piece reduces into its own row of partial results, then the rows are combined.
-    kept = size_of(job.acc_shape)
-    partials = np.empty((len(job.pieces), kept), acc_dtype.storage)
-    partials[...] = initial
-    rows = partials.ctypes.data + plan.offsets[0] * itemsize
-    run_in_parallel(reduce, [
-        (job.op, part, x_address + x * size, x_strides, job.x_tag, rows + k * kept * itemsize,
-         acc_strides, job.acc_tag) for k, ((_, x), part) in enumerate(job.pieces)])
-    reduce_array(COMBINE_PARTIALS.get(name, name), partials.ctypes.data, (kept, 1),
-                 acc_dtype, partials.shape, (0,), acc_address, acc_dtype, parallel=False)
+    _reduce_job(name, shape, x_strides, x_dtype, axes, acc_dtype, parallel).call(x_address,
+                                                                                 acc_address)
 
 
 @functools.lru_cache(maxsize=4096)

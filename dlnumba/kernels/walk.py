@@ -16,11 +16,11 @@ from numba import carray, cfunc, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from .._native import nogil_builtin
+from .._native import c_caller
 
 RUN = types.void(*[types.intp] * 7)
 _ROWS = 4  # of a walk's layout: the shape, then the byte strides of three operands
-_RUNS = []  # every run (and walk) compiled in this process
+_RUNS = []  # every C function compiled here: callers keep only its address
 
 
 @intrinsic
@@ -69,21 +69,19 @@ def _walk(run, layout, a0, a1, a2):
 
 @functools.cache
 def _compiled_walk():
-    """:func:`_walk` compiled (or loaded from Numba's cache) as a C function, and a builtin
-    that calls it."""
+    """:func:`_walk` compiled (or loaded from Numba's cache) as a C function, and
+    ``call(run, layout, a0, a1, a2=0)``, which calls it."""
     compiled = cfunc(WALK, cache=True)(_walk)
     _RUNS.append(compiled)  # a thread that lost a race to this cache still calls its own
-    return compiled, nogil_builtin(compiled.address, "walk", ["ssize", "pointer", "ssize",
-                                                               "ssize", "ssize"],
-                                   "walk(run, layout, a0, a1, a2=0): the small-array engine.",
-                                   optional=1)
+    return compiled, functools.partial(c_caller(("ssize", "pointer", "ssize", "ssize", "ssize"),
+                                                "none", optional=1), compiled.address)
 
 
 def walk_function(run, layout):
     """``call(a0, a1, a2=0)``: the walk over ``layout`` (from :func:`byte_layout`, which the
     caller keeps alive) that calls the run at address ``run`` on operands at ``a0``, ``a1``,
-    ``a2``, with the GIL released. A builtin: no Python frame
-    and no Numba dispatch between a small call and its run."""
+    ``a2``, with the GIL released. A builtin: no Python frame and no Numba dispatch between a
+    small call and its run."""
     return functools.partial(_compiled_walk()[1], run, layout.ctypes.data)
 
 
@@ -160,6 +158,17 @@ def compile_run(function):
     compiled = cfunc(RUN, cache=True, error_model="numpy")(function)
     _RUNS.append(compiled)
     return compiled.address
+
+
+def compile_call(function, count, result):
+    """``function`` of ``count`` ints, compiled (or loaded from Numba's cache) as a C function
+    returning nothing (``result="none"``) or an int (``"ssize"``); and ``call(*ints)``, which
+    calls it with the GIL released, as a builtin: no Numba dispatch. ``function`` may be a
+    closure as for :func:`compile_run`, and must not raise."""
+    compiled = cfunc((types.void if result == "none" else types.intp)(*[types.intp] * count),
+                     cache=True)(function)
+    _RUNS.append(compiled)
+    return functools.partial(c_caller(("ssize",) * count, result), compiled.address)
 
 
 def byte_layout(plan, itemsizes, run_stride=0):
