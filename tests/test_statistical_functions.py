@@ -216,6 +216,20 @@ def test_vectorized_float_reductions_keep_special_values(dtype, data):
                                rows.astype(np.float64).sum(axis=0), rtol=1e-4)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_nan_anywhere_in_a_vectorized_run_wins(dtype):
+    """The quick maximum and minimum note NaNs in every vector, the first ones included."""
+    n = 1 << 15  # above the small-array engine's sizes
+    base = np.random.default_rng(0).random(n).astype(dtype)
+    for position in [*range(130), *range(n - 70, n)]:
+        values = base.copy()
+        values[position] = np.nan
+        rows = xp.reshape(xp.asarray(values), (2, n // 2))
+        for name in ("max", "min"):
+            assert np.isnan(float(getattr(xp, name)(xp.asarray(values)))), (position, name)
+            assert np.isnan(to_numpy(getattr(xp, name)(rows, axis=1))[position // (n // 2)])
+
+
 def test_large_reductions_take_the_threaded_paths():
     rng = np.random.default_rng(1)
     values = rng.random((1024, 1024)).astype(np.float32)

@@ -5,8 +5,8 @@ zero strides along the reduced axes; :func:`.shared.plan.make_plan` orders and m
 dimensions).
 When the innermost dimension is reduced, each run of it is reduced to one value and combined
 into its accumulator; when it is kept, whole rows are combined into the accumulator row. Float
-sums and products run pairwise over blocks: a contiguous float block of 1024 is combined in
-four 32-byte vector accumulators (:func:`_vector_combine`), a strided or complex one of 128 in
+sums and products run pairwise over blocks: a contiguous float block of 2048 is combined in
+four 64-byte vector accumulators (:func:`_vector_combine`), a strided or complex one of 128 in
 8 scalar accumulators, as NumPy's are. The operation travels as a tag (an
 empty array whose record dtype's one field names it), so each (operation, input dtype,
 accumulator dtype) is one compiled, cached specialization for every layout. Below 2**14
@@ -36,11 +36,12 @@ from .transfer import _typed_pointer, stack_values
 from .walk import advance, byte_layout, compile_run, odometer, walk_function
 
 _BLOCK = 128
-# A contiguous float run's pairwise blocks: each vector lane sums 1024 / 32 float32 elements
-# (NumPy's 8 accumulators sum 16 each), and a run of 4096 has 4 blocks to pair, not 32.
-_VECTOR_BLOCK = 1024
+# A contiguous float run's pairwise blocks: each vector lane sums 2048 / 64 float32 elements
+# (NumPy's 8 accumulators sum 16 each), and a run of 4096 has 2 blocks to pair, not 32 (each
+# block's end costs a streaming run as much as 1024 elements more would).
+_VECTOR_BLOCK = 2048
 _INT64_TAG = np.empty(0, np.int64)
-_VECTOR_BYTES = 32  # one AVX register; LLVM splits the vectors where registers are narrower
+_VECTOR_BYTES = 64  # one AVX-512 register; LLVM splits the vectors where registers are narrower
 _VECTORS = 4  # independent vector accumulators: enough to hide an addition's latency
 # The scalar operations the vector loop combines with: LLVM instruction or intrinsic names.
 _VECTOR_OPERATIONS = {"add": "fadd", "multiply": "fmul", "maximum": "llvm.maximum",
@@ -78,7 +79,11 @@ def _vector_combine(typingctx, op, pointer, start, count):
     """Combine ``count`` contiguous floats from ``pointer[start]`` (``count`` a positive multiple
     of ``_VECTORS`` vectors) in ``_VECTORS`` vector accumulators: element ``i`` goes to lane
     ``i % lanes`` of accumulator ``i // lanes % _VECTORS``. The accumulators are then combined
-    pairwise, and so are the halves of the last one, down to one value."""
+    pairwise, and so are the halves of the last one, down to one value.
+
+    A maximum or minimum first takes the processor's own comparison (one instruction, where
+    ``llvm.maximum`` takes six), noting NaNs on the side; where it saw a NaN or ends at zero
+    (whose sign the quick comparison does not order), the exact pass runs instead."""
     operation = _VECTOR_OPERATIONS[OPERATIONS[op_name(op)][0]]
     dtype = pointer.dtype
 
@@ -89,7 +94,7 @@ def _vector_combine(typingctx, op, pointer, start, count):
         lanes = _VECTOR_BYTES // size
         vector = ir.VectorType(element, lanes)
 
-        def apply(a, b):
+        def exact(a, b):
             if operation.startswith("llvm."):
                 name = f"{operation}.v{a.type.count}f{size * 8}"
                 function = cgutils.get_or_insert_function(
@@ -97,29 +102,60 @@ def _vector_combine(typingctx, op, pointer, start, count):
                 return builder.call(function, [a, b])
             return getattr(builder, operation)(a, b)
 
+        def quick(a, b):  # maxps/minps: b where either is NaN or both are zeros
+            return builder.select(builder.fcmp_ordered(
+                ">" if operation == "llvm.maximum" else "<", a, b), a, b)
+
         def index(value):
             return ir.Constant(count.type, value)
 
         base = builder.bitcast(builder.gep(address, [first]), vector.as_pointer())
-        slots = [cgutils.alloca_once(builder, vector) for _ in range(_VECTORS)]
-        for k, slot in enumerate(slots):
-            builder.store(builder.load(builder.gep(base, [index(k)]), align=size), slot)
         rounds = builder.udiv(count, index(lanes * _VECTORS))
-        with cgutils.for_range_slice(builder, index(1), rounds, index(1)) as (i, _):
-            row = builder.mul(i, index(_VECTORS))
+
+        def combined(step, nans=None):
+            """The loop with ``step`` combining each vector into its accumulator (and ``nans``,
+            an i1 vector slot, noting unordered values), then the exact combination."""
+            def note(value):
+                if nans is not None:
+                    builder.store(builder.or_(builder.load(nans), builder.fcmp_unordered(
+                        "uno", value, value)), nans)
+
+            slots = [cgutils.alloca_once(builder, vector) for _ in range(_VECTORS)]
             for k, slot in enumerate(slots):
-                value = builder.load(builder.gep(base, [builder.add(row, index(k))]), align=size)
-                builder.store(apply(builder.load(slot), value), slot)
-        values = [builder.load(slot) for slot in slots]
-        while len(values) > 1:
-            values = [apply(values[j], values[j + 1]) for j in range(0, len(values), 2)]
-        value = values[0]
-        while lanes > 1:
-            lanes //= 2
-            halves = [ir.Constant(ir.VectorType(ir.IntType(32), lanes), list(range(j, j + lanes)))
-                      for j in (0, lanes)]
-            value = apply(*(builder.shuffle_vector(value, value, half) for half in halves))
-        return builder.extract_element(value, ir.Constant(ir.IntType(32), 0))
+                value = builder.load(builder.gep(base, [index(k)]), align=size)
+                builder.store(value, slot)
+                note(value)
+            with cgutils.for_range_slice(builder, index(1), rounds, index(1)) as (i, _):
+                row = builder.mul(i, index(_VECTORS))
+                for k, slot in enumerate(slots):
+                    value = builder.load(builder.gep(base, [builder.add(row, index(k))]),
+                                         align=size)
+                    builder.store(step(builder.load(slot), value), slot)
+                    note(value)
+            values = [builder.load(slot) for slot in slots]
+            while len(values) > 1:
+                values = [exact(values[j], values[j + 1]) for j in range(0, len(values), 2)]
+            value, width = values[0], lanes
+            while width > 1:
+                width //= 2
+                halves = [ir.Constant(ir.VectorType(ir.IntType(32), width),
+                                      list(range(j, j + width))) for j in (0, width)]
+                value = exact(*(builder.shuffle_vector(value, value, half) for half in halves))
+            return builder.extract_element(value, ir.Constant(ir.IntType(32), 0))
+
+        if not operation.startswith("llvm."):
+            return combined(exact)
+        flags = ir.VectorType(ir.IntType(1), lanes)
+        nans = cgutils.alloca_once_value(builder, ir.Constant(flags, [0] * lanes))
+        result = cgutils.alloca_once(builder, element)
+        builder.store(combined(quick, nans), result)
+        any_nan = builder.call(cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.IntType(1), [flags]),
+            f"llvm.vector.reduce.or.v{lanes}i1"), [builder.load(nans)])
+        is_zero = builder.fcmp_ordered("==", builder.load(result), ir.Constant(element, 0))
+        with builder.if_then(builder.or_(any_nan, is_zero), likely=False):
+            builder.store(combined(exact), result)
+        return builder.load(result)
 
     return dtype(op, pointer, types.intp, types.intp), codegen
 
