@@ -208,6 +208,37 @@ def test_threads_run_every_piece_once_in_order_and_raise_a_worker_error():
             run_in_parallel(kernel, [(i,) for i in range(50)])
 
 
+def test_compiled_pieces_run_once_each_for_callers_on_several_threads():
+    """run_pieces: every piece of every caller's state runs exactly once, with four Python
+    threads running pieces of their own at the same time (each sharing the engine's threads)."""
+    import threading
+
+    from numba import carray, cfunc, types
+
+    from dlnumba.kernels.threads import run_pieces
+
+    @cfunc(types.void(types.CPointer(types.int64), types.intp))
+    def piece(state, k):
+        carray(state, 3 + state[0])[3 + k] += 1  # its own word: no other piece writes it
+
+    failures = []
+
+    def caller(count):
+        for _ in range(40):
+            state = np.zeros(3 + count, np.int64)
+            state[0] = count
+            run_pieces(piece.address, state)
+            if state[2] != count or not (state[3:] == 1).all():
+                failures.append((count, state.tolist()))
+
+    callers = [threading.Thread(target=caller, args=(count,)) for count in (1, 2, 37, 100)]
+    for thread in callers:
+        thread.start()
+    for thread in callers:
+        thread.join()
+    assert not failures
+
+
 @pytest.mark.parametrize("axis", [None, 0, (1, 3, 5), 6])
 def test_reduction_over_many_short_axes_on_both_cores(axis):
     """A large reduction whose dimensions are all shorter than the pieces it would be cut into."""

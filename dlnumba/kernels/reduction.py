@@ -18,7 +18,7 @@ import functools
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import carray, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
@@ -31,7 +31,8 @@ from ..shared.reductions import (COMBINE_PARTIALS, OP_TAGS, OPERATIONS, beyond, 
                                  identity, identity_value, load, op_name)
 from ..shared.tags import TAGS, storage
 from .copy import copy_array
-from .threads import PARALLEL_BYTES, THREADS, VECTORIZED_SIZE, run_in_parallel
+from .threads import (PARALLEL_BYTES, PIECE, THREADS, VECTORIZED_SIZE, run_in_parallel,
+                      run_pieces)
 from .transfer import _typed_pointer, stack_values
 from .walk import advance, byte_layout, compile_run, odometer, walk_function
 
@@ -41,6 +42,7 @@ _BLOCK = 128
 # block's end costs a streaming run as much as 1024 elements more would).
 _VECTOR_BLOCK = 2048
 _INT64_TAG = np.empty(0, np.int64)
+_WORD = np.dtype(np.int64)
 _VECTOR_BYTES = 64  # one AVX-512 register; LLVM splits the vectors where registers are narrower
 _VECTORS = 4  # independent vector accumulators: enough to hide an addition's latency
 # The scalar operations the vector loop combines with: LLVM instruction or intrinsic names.
@@ -304,15 +306,12 @@ def _fold(op, stack, depth):
     return r
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, acc_tag):
+@njit(nogil=True, error_model="numpy")
+def _reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, acc_tag):
     """``acc = op(acc, x)`` over a planned layout (at least 2-D) where ``acc`` has zero strides
-    along the reduced dimensions."""
+    along the reduced dimensions (``op`` and the tags are dtypes)."""
     x = _typed_pointer(x_address, x_tag)
     acc = _typed_pointer(acc_address, acc_tag)
-    # The calls below take the dtypes, not the tag arrays: an array argument costs atomic
-    # reference counts on every call (once per run).
-    op, x_tag, acc_tag = op.dtype, x_tag.dtype, acc_tag.dtype
     last = shape.size - 1
     inner, sx, sa = shape[last], x_strides[last], acc_strides[last]
     outer = 1
@@ -335,6 +334,27 @@ def reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, acc
                 acc[ba + i * sa] = combine(op, acc[ba + i * sa],
                                             load(op, x[bx + i * sx], x_tag, acc_tag))
         bx, ba = advance(index, shape, last - 1, (bx, ba), x_strides, acc_strides)
+
+
+_STATE = 9  # words of a threaded reduction's state (threads.run_pieces)
+
+
+@functools.cache
+def reduce_piece(op, x_tag, acc_tag):
+    """The address of ``piece(state, k)`` (:func:`.threads.run_pieces`), which runs the
+    ``k``-th piece of a reduction for the operation and tags with these dtypes. After the
+    runner's three words, ``state`` holds the address of the pieces' table, the plan's ndim,
+    the addresses of its accumulator and input strides, then the accumulator's and the input's
+    base addresses; the table's row ``k`` is the piece's accumulator and input offsets (bytes)
+    and the address of its shape."""
+    def piece(state, k):
+        words = carray(_typed_pointer(state, _WORD), _STATE)
+        row = carray(_typed_pointer(words[3] + 24 * k, _WORD), 3)
+        ndim = words[4]
+        _reduce(op, carray(_typed_pointer(row[2], _WORD), ndim), words[8] + row[1],
+                carray(_typed_pointer(words[6], _WORD), ndim), x_tag, words[7] + row[0],
+                carray(_typed_pointer(words[5], _WORD), ndim), acc_tag)
+    return compile_run(piece, PIECE)
 
 
 @functools.lru_cache(maxsize=None)
@@ -527,8 +547,9 @@ class _ReduceJob:
     accumulator at ``acc_address``."""
 
     __slots__ = ("name", "plan", "op", "x_tag", "acc_tag", "acc_dtype", "acc_shape",
-                 "acc_strides", "identity", "identity_address", "identity_bytes", "pieces",
-                 "reduced_split", "walk_layout", "walk", "x_start", "acc_start", "call")
+                 "acc_strides", "identity", "identity_address", "identity_bytes",
+                 "reduced_split", "walk_layout", "walk", "x_start", "acc_start", "pieces",
+                 "state", "kept", "call")
 
     def __init__(self, name, shape, x_strides, x_dtype, axes, acc_dtype, parallel):
         self.name, self.acc_dtype = name, acc_dtype
@@ -544,7 +565,7 @@ class _ReduceJob:
                                 identity_value(name, acc_dtype), acc_dtype.storage)
         self.identity_address = self.identity.ctypes.data
         self.identity_bytes = self.identity.nbytes if self.identity.size == kept else 0
-        self.pieces = self.reduced_split = self.walk_layout = self.walk = None
+        self.reduced_split = self.walk_layout = self.walk = None
         self.call = self._set_identity
         if plan is None:
             return
@@ -553,11 +574,28 @@ class _ReduceJob:
         if plan.size < VECTORIZED_SIZE:
             self.walk_layout = byte_layout(plan, (acc_dtype.itemsize, x_dtype.itemsize))
             self.call = self._first_walk
-        elif (parallel and THREADS > 1 and plan.size * x_dtype.itemsize >= PARALLEL_BYTES):
-            self.pieces, self.reduced_split = _split(plan, _PIECES)
-            self.call = self._call_parallel
+            return
+        if parallel and THREADS > 1 and plan.size * x_dtype.itemsize >= PARALLEL_BYTES:
+            pieces, self.reduced_split = _split(plan, _PIECES)
         else:
-            self.call = self._call_kernel
+            pieces, self.reduced_split = [((0, 0), plan.shape)], False
+        self._place(pieces, kept)
+        self.call = self._call_pieces
+
+    def _place(self, pieces, kept):
+        """The state :func:`reduce_piece` reads for ``pieces`` ((offsets, shape) of each), and
+        what it points to: each piece's shape, the table, the plan's strides."""
+        acc_size, x_size = self.acc_dtype.itemsize, self.x_tag.dtype.itemsize
+        shapes = [np.ascontiguousarray(shape, np.int64) for _, shape in pieces]
+        table = np.array([(self.acc_start + (k * kept if self.reduced_split else a) * acc_size,
+                           self.x_start + x * x_size, shape.ctypes.data)
+                          for k, (((a, x), _), shape) in enumerate(zip(pieces, shapes))],
+                         np.int64)
+        strides = [np.ascontiguousarray(s, np.int64) for s in self.plan.strides]
+        self.state = np.array([len(pieces), 0, 0, table.ctypes.data, self.plan.shape.size,
+                               strides[0].ctypes.data, strides[1].ctypes.data, 0, 0], np.int64)
+        self.pieces = (shapes, table, strides)  # kept alive: the state has their addresses
+        self.kept = kept
 
     def _set_identity(self, x_address, acc_address):
         if self.identity_bytes:
@@ -580,34 +618,22 @@ class _ReduceJob:
         self._set_identity(x_address, acc_address)
         self.walk(acc_address + self.acc_start, x_address + self.x_start)
 
-    def _call_kernel(self, x_address, acc_address):
+    def _call_pieces(self, x_address, acc_address):
         self._set_identity(x_address, acc_address)
-        acc_strides, x_strides = self.plan.strides
-        reduce(self.op, self.plan.shape, x_address + self.x_start, x_strides, self.x_tag,
-               acc_address + self.acc_start, acc_strides, self.acc_tag)
-
-    def _call_parallel(self, x_address, acc_address):
-        self._set_identity(x_address, acc_address)
-        x_address += self.x_start
-        acc_start = acc_address + self.acc_start
-        acc_strides, x_strides = self.plan.strides
-        size, itemsize = self.x_tag.dtype.itemsize, self.acc_dtype.itemsize
-        op, x_tag, acc_tag = self.op, self.x_tag, self.acc_tag
+        piece = reduce_piece(self.op.dtype, self.x_tag.dtype, self.acc_tag.dtype)
+        state = self.state.copy()
+        state[8] = x_address
         if not self.reduced_split:
-            run_in_parallel(reduce, [
-                (op, part, x_address + x * size, x_strides, x_tag, acc_start + a * itemsize,
-                 acc_strides, acc_tag) for (a, x), part in self.pieces])
+            state[7] = acc_address
+            run_pieces(piece, state)
             return
         # Each piece reduces into its own row of partial results, then the rows are combined.
-        kept = size_of(self.acc_shape)
-        partials = np.empty((len(self.pieces), kept), self.acc_dtype.storage)
+        partials = np.empty((state[0], self.kept), self.acc_dtype.storage)
         partials[...] = self.identity
-        rows = partials.ctypes.data + self.acc_start
-        run_in_parallel(reduce, [
-            (op, part, x_address + x * size, x_strides, x_tag, rows + k * kept * itemsize,
-             acc_strides, acc_tag) for k, ((_, x), part) in enumerate(self.pieces)])
+        state[7] = partials.ctypes.data
+        run_pieces(piece, state)
         reduce_array(COMBINE_PARTIALS.get(self.name, self.name), partials.ctypes.data,
-                     (kept, 1), self.acc_dtype, partials.shape, (0,), acc_address,
+                     (self.kept, 1), self.acc_dtype, partials.shape, (0,), acc_address,
                      self.acc_dtype, parallel=False)
 
 

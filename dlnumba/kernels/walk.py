@@ -149,13 +149,14 @@ def _advance_for(operands):
     return namespace["advance"]
 
 
-def compile_run(function):
-    """The address of ``function`` compiled as a run (loaded from Numba's cache if it is there).
+def compile_run(function, signature=RUN):
+    """The address of ``function`` compiled as a C function of ``signature`` (by default a run),
+    loaded from Numba's cache if it is there.
 
     ``function`` may be a closure over dtypes, numbers and bools: Numba's cache keys on them (a
-    dispatcher there would make a new key in every process). The compiled run stays alive as
-    long as the process: walks call it by its address."""
-    compiled = cfunc(RUN, cache=True, error_model="numpy")(function)
+    dispatcher there would make a new key in every process). The compiled function stays alive
+    as long as the process: callers keep only its address. It must not raise."""
+    compiled = cfunc(signature, cache=True, error_model="numpy")(function)
     _RUNS.append(compiled)
     return compiled.address
 
@@ -163,12 +164,11 @@ def compile_run(function):
 def compile_call(function, count, result):
     """``function`` of ``count`` ints, compiled (or loaded from Numba's cache) as a C function
     returning nothing (``result="none"``) or an int (``"ssize"``); and ``call(*ints)``, which
-    calls it with the GIL released, as a builtin: no Numba dispatch. ``function`` may be a
-    closure as for :func:`compile_run`, and must not raise."""
-    compiled = cfunc((types.void if result == "none" else types.intp)(*[types.intp] * count),
-                     cache=True)(function)
-    _RUNS.append(compiled)
-    return functools.partial(c_caller(("ssize",) * count, result), compiled.address)
+    calls it with the GIL released, as a builtin: no Numba dispatch. ``function`` is as for
+    :func:`compile_run`."""
+    returned = types.void if result == "none" else types.intp
+    address = compile_run(function, returned(*[types.intp] * count))
+    return functools.partial(c_caller(("ssize",) * count, result), address)
 
 
 def byte_layout(plan, itemsizes, run_stride=0):
