@@ -210,26 +210,29 @@ def test_threads_run_every_piece_once_in_order_and_raise_a_worker_error():
 
 def test_compiled_pieces_run_once_each_for_callers_on_several_threads():
     """run_pieces: every piece of every caller's state runs exactly once, with four Python
-    threads running pieces of their own at the same time (each sharing the engine's threads)."""
+    threads running pieces of their own at the same time, and Python work (run_in_parallel)
+    in between, which the engine's threads, waiting for pieces in compiled code, must see."""
     import threading
 
     from numba import carray, cfunc, types
 
-    from dlnumba.kernels.threads import run_pieces
+    from dlnumba.kernels.threads import RUNNER_WORDS, pieces_state, run_pieces
 
     @cfunc(types.void(types.CPointer(types.int64), types.intp))
-    def piece(state, k):
-        carray(state, 3 + state[0])[3 + k] += 1  # its own word: no other piece writes it
+    def piece(words, k):
+        carray(words, k + 1)[k] += 1  # its own word: no other piece writes it
 
     failures = []
 
     def caller(count):
         for _ in range(40):
-            state = np.zeros(3 + count, np.int64)
-            state[0] = count
-            run_pieces(piece.address, state)
-            if state[2] != count or not (state[3:] == 1).all():
+            state = pieces_state(piece.address, count, [0] * count)
+            run_pieces(state)
+            if not (state[RUNNER_WORDS:] == 1).all():
                 failures.append((count, state.tolist()))
+            if kernels.run_in_parallel(lambda i: i, [(i,) for i in range(count)]) != \
+                    list(range(count)):
+                failures.append(count)
 
     callers = [threading.Thread(target=caller, args=(count,)) for count in (1, 2, 37, 100)]
     for thread in callers:

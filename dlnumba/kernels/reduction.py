@@ -31,8 +31,8 @@ from ..shared.reductions import (COMBINE_PARTIALS, OP_TAGS, OPERATIONS, beyond, 
                                  identity, identity_value, load, op_name)
 from ..shared.tags import TAGS, storage
 from .copy import copy_array
-from .threads import (PARALLEL_BYTES, PIECE, THREADS, VECTORIZED_SIZE, run_in_parallel,
-                      run_pieces)
+from .threads import (PARALLEL_BYTES, PIECE, RUNNER_WORDS, THREADS, VECTORIZED_SIZE,
+                      pieces_state, run_in_parallel, run_pieces)
 from .transfer import _typed_pointer, stack_values
 from .walk import advance, byte_layout, compile_run, odometer, walk_function
 
@@ -336,24 +336,24 @@ def _reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, ac
         bx, ba = advance(index, shape, last - 1, (bx, ba), x_strides, acc_strides)
 
 
-_STATE = 9  # words of a threaded reduction's state (threads.run_pieces)
+_WORDS = 6  # a reduction's words in its pieces' state (reduce_piece)
+_ACC_BASE, _X_BASE = RUNNER_WORDS + 4, RUNNER_WORDS + 5
 
 
 @functools.cache
 def reduce_piece(op, x_tag, acc_tag):
-    """The address of ``piece(state, k)`` (:func:`.threads.run_pieces`), which runs the
-    ``k``-th piece of a reduction for the operation and tags with these dtypes. After the
-    runner's three words, ``state`` holds the address of the pieces' table, the plan's ndim,
-    the addresses of its accumulator and input strides, then the accumulator's and the input's
-    base addresses; the table's row ``k`` is the piece's accumulator and input offsets (bytes)
-    and the address of its shape."""
-    def piece(state, k):
-        words = carray(_typed_pointer(state, _WORD), _STATE)
-        row = carray(_typed_pointer(words[3] + 24 * k, _WORD), 3)
-        ndim = words[4]
-        _reduce(op, carray(_typed_pointer(row[2], _WORD), ndim), words[8] + row[1],
-                carray(_typed_pointer(words[6], _WORD), ndim), x_tag, words[7] + row[0],
-                carray(_typed_pointer(words[5], _WORD), ndim), acc_tag)
+    """The address of ``piece(words, k)`` (:func:`.threads.pieces_state`), which runs the
+    ``k``-th piece of a reduction for the operation and tags with these dtypes. ``words`` are
+    the address of the pieces' table, the plan's ndim, the addresses of its accumulator and
+    input strides, then the accumulator's and the input's base addresses; the table's row ``k``
+    is the piece's accumulator and input offsets (bytes) and the address of its shape."""
+    def piece(words_address, k):
+        words = carray(_typed_pointer(words_address, _WORD), _WORDS)
+        row = carray(_typed_pointer(words[0] + 24 * k, _WORD), 3)
+        ndim = words[1]
+        _reduce(op, carray(_typed_pointer(row[2], _WORD), ndim), words[5] + row[1],
+                carray(_typed_pointer(words[3], _WORD), ndim), x_tag, words[4] + row[0],
+                carray(_typed_pointer(words[2], _WORD), ndim), acc_tag)
     return compile_run(piece, PIECE)
 
 
@@ -583,8 +583,9 @@ class _ReduceJob:
         self.call = self._call_pieces
 
     def _place(self, pieces, kept):
-        """The state :func:`reduce_piece` reads for ``pieces`` ((offsets, shape) of each), and
-        what it points to: each piece's shape, the table, the plan's strides."""
+        """The pieces' state (:func:`reduce_piece`) for ``pieces`` ((offsets, shape) of each),
+        but the base addresses; and what it points to: each piece's shape, the table, the
+        plan's strides."""
         acc_size, x_size = self.acc_dtype.itemsize, self.x_tag.dtype.itemsize
         shapes = [np.ascontiguousarray(shape, np.int64) for _, shape in pieces]
         table = np.array([(self.acc_start + (k * kept if self.reduced_split else a) * acc_size,
@@ -592,8 +593,10 @@ class _ReduceJob:
                           for k, (((a, x), _), shape) in enumerate(zip(pieces, shapes))],
                          np.int64)
         strides = [np.ascontiguousarray(s, np.int64) for s in self.plan.strides]
-        self.state = np.array([len(pieces), 0, 0, table.ctypes.data, self.plan.shape.size,
-                               strides[0].ctypes.data, strides[1].ctypes.data, 0, 0], np.int64)
+        piece = reduce_piece(self.op.dtype, self.x_tag.dtype, self.acc_tag.dtype)
+        self.state = pieces_state(piece, len(pieces), [
+            table.ctypes.data, self.plan.shape.size, strides[0].ctypes.data,
+            strides[1].ctypes.data, 0, 0])
         self.pieces = (shapes, table, strides)  # kept alive: the state has their addresses
         self.kept = kept
 
@@ -620,18 +623,17 @@ class _ReduceJob:
 
     def _call_pieces(self, x_address, acc_address):
         self._set_identity(x_address, acc_address)
-        piece = reduce_piece(self.op.dtype, self.x_tag.dtype, self.acc_tag.dtype)
         state = self.state.copy()
-        state[8] = x_address
+        state[_X_BASE] = x_address
         if not self.reduced_split:
-            state[7] = acc_address
-            run_pieces(piece, state)
+            state[_ACC_BASE] = acc_address
+            run_pieces(state)
             return
         # Each piece reduces into its own row of partial results, then the rows are combined.
-        partials = np.empty((state[0], self.kept), self.acc_dtype.storage)
+        partials = np.empty((len(self.pieces[0]), self.kept), self.acc_dtype.storage)
         partials[...] = self.identity
-        state[7] = partials.ctypes.data
-        run_pieces(piece, state)
+        state[_ACC_BASE] = partials.ctypes.data
+        run_pieces(state)
         reduce_array(COMBINE_PARTIALS.get(self.name, self.name), partials.ctypes.data,
                      (self.kept, 1), self.acc_dtype, partials.shape, (0,), acc_address,
                      self.acc_dtype, parallel=False)

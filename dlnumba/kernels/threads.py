@@ -1,9 +1,11 @@
 """The CPU backend's threads: workers that run a kernel's pieces on both cores, and the sizes
 above which that pays.
 
-:func:`run_in_parallel` hands Python calls to the threads. :func:`run_pieces` runs the pieces of
-a C function instead: each thread takes the next piece from a shared counter in compiled code,
-so no Python and no GIL stand between one piece and the next.
+:func:`run_in_parallel` hands Python calls to the engine's threads. :func:`run_pieces` runs the
+pieces of a C function instead: each thread takes the next piece from a shared counter in
+compiled code, so no Python and no GIL stand between one piece and the next. A thread that has
+run pieces then waits a moment for more in compiled code (spinning, as OpenMP's threads do), so
+that the next call's pieces start on it at once; Python work for the threads ends that wait.
 """
 
 import _thread
@@ -13,8 +15,10 @@ import os
 import platform
 import queue
 import threading
+import time
 
 import numba
+import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
@@ -30,40 +34,50 @@ PARALLEL_BYTES = 1 << 21
 # fraction of the time of the vectorized kernels and is as quick where the call's overhead rules.
 VECTORIZED_SIZE = 1 << 14
 THREADS = numba.config.NUMBA_NUM_THREADS
-_tasks = None  # what the engine's threads take work from: (work, done lock, errors)
+# How long a thread that ran pieces waits for more in compiled code before it sleeps.
+SPIN_NANOSECONDS = 500_000
+_engine = None  # (task queue, helper slots, slots' address, pending count), made on first use
 _starting = threading.Lock()
 
 
 def _forget_engine_threads():
-    global _tasks, _starting
-    _tasks, _starting = None, threading.Lock()  # a forked child has none of its parent's threads
+    global _engine, _starting
+    _engine, _starting = None, threading.Lock()  # a forked child has none of its parent's threads
 
 
 os.register_at_fork(after_in_child=_forget_engine_threads)
 
 
-def _serve(tasks):
+def _serve(tasks, slots, k, pending):
+    slot = slots.ctypes.data + 8 * k  # the arrays stay alive while the thread waits on them
     while True:
         work, done, errors = tasks.get()
+        pending[0] -= 1  # under the GIL, as every change of it
+        if done is None:  # a pieces' state: run pieces, then wait for more in compiled code
+            _runners().help(work.ctypes.data, slot, pending.ctypes.data)
+            continue
         try:
             work()
         except BaseException as error:  # handed to the caller, which raises it
             errors.append(error)
         finally:
-            if done is not None:
-                done.release()
+            done.release()
 
 
-def _engine_tasks():
-    """The engine's queue of tasks, its threads started on the first call."""
-    global _tasks
+def _started_engine():
+    """The engine: its queue of tasks, one slot word per thread (how :func:`run_pieces` reaches
+    a waiting thread) and the count of tasks queued but not yet taken; its threads are started
+    on the first call."""
+    global _engine
     with _starting:
-        if _tasks is None:
-            _tasks = queue.SimpleQueue()
-            for _ in range(THREADS - 1):
-                threading.Thread(target=_serve, args=(_tasks,), name="dlnumba-kernels",
-                                 daemon=True).start()
-    return _tasks
+        if _engine is None:
+            tasks, pending = queue.SimpleQueue(), np.zeros(1, np.int64)
+            slots = np.zeros(max(THREADS - 1, 1), np.int64)
+            for k in range(THREADS - 1):
+                threading.Thread(target=_serve, args=(tasks, slots, k, pending),
+                                 name="dlnumba-kernels", daemon=True).start()
+            _engine = tasks, slots, slots.ctypes.data, pending
+    return _engine
 
 
 def run_in_parallel(kernel, calls):
@@ -72,7 +86,7 @@ def run_in_parallel(kernel, calls):
     thread that the machine slows); return the results in the order of ``calls``."""
     if len(calls) == 1:  # the engine may have no threads (NUMBA_NUM_THREADS=1)
         return [kernel(*calls[0])]
-    tasks = _tasks if _tasks is not None else _engine_tasks()
+    tasks, _, _, pending = _engine if _engine is not None else _started_engine()
     results, order, count = [None] * len(calls), itertools.count(), len(calls)
 
     def work():
@@ -80,7 +94,9 @@ def run_in_parallel(kernel, calls):
             results[i] = kernel(*calls[i])
 
     waits, errors = [], []
-    for _ in range(min(THREADS, count) - 1):
+    helpers = min(THREADS, count) - 1
+    pending[0] += helpers  # ends the threads' wait for pieces
+    for _ in range(helpers):
         done = _thread.allocate_lock()
         done.acquire()
         tasks.put((work, done, errors))
@@ -97,9 +113,12 @@ def run_in_parallel(kernel, calls):
 
 # ---- pieces run in compiled code ----
 
+PIECE = types.void(types.intp, types.intp)  # a piece's C signature: piece(words, k)
+# A pieces' state: these words, then the pieces' own. A thread's slot holds _IDLE (not waiting
+# in compiled code), _WAITING, _BUSY (running pieces it was handed there) or a state's address.
+_COUNT, _NEXT, _DONE, _PIECE, _POSTED, _LEFT, RUNNER_WORDS = range(7)
+_IDLE, _WAITING, _BUSY = 0, 1, 2
 _WORDS = ir.IntType(64).as_pointer()
-PIECE = types.void(types.intp, types.intp)  # a piece's C signature: piece(state, k)
-_NEXT, _DONE = 8, 16  # byte offsets, in a pieces' state, of the next piece and the count done
 
 
 @intrinsic
@@ -112,9 +131,20 @@ def _fetch_add(typingctx, address, value):
 
 
 @intrinsic
-def _load_acquire(typingctx, address):
-    """The int64 at ``address``, read after every write another thread made before it wrote
-    that value."""
+def _exchange_if(typingctx, address, expected, value):
+    """Set the int64 at ``address`` to ``value`` if it holds ``expected``, atomically; whether
+    it did."""
+    def codegen(context, builder, signature, args):
+        pair = builder.cmpxchg(builder.inttoptr(args[0], _WORDS), args[1], args[2], "seq_cst",
+                               "seq_cst")
+        return builder.extract_value(pair, 1)
+
+    return types.boolean(types.intp, types.int64, types.int64), codegen
+
+
+@intrinsic
+def _load(typingctx, address):
+    """The int64 at ``address``, with every write made before another thread stored it."""
     def codegen(context, builder, signature, args):
         return builder.load_atomic(builder.inttoptr(args[0], _WORDS), "acquire", 8)
 
@@ -122,8 +152,18 @@ def _load_acquire(typingctx, address):
 
 
 @intrinsic
-def _call_piece(typingctx, piece, state, k):
-    """Call the C function ``void piece(state, k)`` at address ``piece``."""
+def _store(typingctx, address, value):
+    """Store ``value`` at ``address``, after every write made before it."""
+    def codegen(context, builder, signature, args):
+        builder.store_atomic(args[1], builder.inttoptr(args[0], _WORDS), "release", 8)
+        return context.get_dummy_value()
+
+    return types.void(types.intp, types.int64), codegen
+
+
+@intrinsic
+def _call_piece(typingctx, piece, words, k):
+    """Call the C function ``void piece(words, k)`` at address ``piece``."""
     def codegen(context, builder, signature, args):
         function = ir.FunctionType(ir.VoidType(), [ir.IntType(64)] * 2)
         builder.call(builder.inttoptr(args[0], function.as_pointer()), list(args[1:]))
@@ -144,51 +184,117 @@ def _pause(typingctx):
     return types.void(), codegen
 
 
+@intrinsic
+def _nanoseconds(typingctx):
+    """The monotonic clock (``clock_gettime``), in nanoseconds."""
+    def codegen(context, builder, signature, args):
+        timespec = cgutils.alloca_once(builder, ir.ArrayType(ir.IntType(64), 2))
+        clock = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.IntType(32), [ir.IntType(32), _WORDS]),
+            "clock_gettime")
+        builder.call(clock, [ir.Constant(ir.IntType(32), time.CLOCK_MONOTONIC),
+                             builder.bitcast(timespec, _WORDS)])
+        seconds, nanoseconds = (builder.load(builder.gep(timespec, [ir.Constant(
+            ir.IntType(32), 0), ir.Constant(ir.IntType(32), k)])) for k in (0, 1))
+        return builder.add(builder.mul(seconds, ir.Constant(ir.IntType(64), 10**9)), nanoseconds)
+
+    return types.int64(), codegen
+
+
 @njit(nogil=True)
-def _drain(piece, state):
-    count = _load_acquire(state)
+def _drain(state):
+    """Run the state's pieces until none is left."""
+    count, piece = _load(state), _load(state + 8 * _PIECE)
     while True:
-        k = _fetch_add(state + _NEXT, 1)
+        k = _fetch_add(state + 8 * _NEXT, 1)
         if k >= count:
             return
-        _call_piece(piece, state, k)
-        _fetch_add(state + _DONE, 1)
+        _call_piece(piece, state + 8 * RUNNER_WORDS, k)
+        _fetch_add(state + 8 * _DONE, 1)
 
 
-def _help(piece, state):
-    """Run pieces until none is left."""
-    _drain(piece, state)
+def _offer(state, slots, threads, wanted):
+    """Hand ``state`` to up to ``wanted`` of the threads waiting in compiled code; how many."""
+    offered = posted = 0
+    for k in range(min(threads, 63)):  # the threads handed it, as bits of one word
+        if offered < wanted and _exchange_if(slots + 8 * k, _WAITING, state):
+            offered += 1
+            posted |= 1 << k
+    _store(state + 8 * _POSTED, posted)
+    return offered
 
 
-def _run(piece, state):
-    """Run pieces until none is left, then wait for those other threads took."""
-    _drain(piece, state)
-    count = _load_acquire(state)
-    while _load_acquire(state + _DONE) < count:
+def _finish(state, slots, threads):
+    """Run pieces until none is left, wait for those other threads took, and take back the
+    state from the slots no thread took it from (after which no thread reads it)."""
+    _drain(state)
+    count = _load(state)
+    while _load(state + 8 * _DONE) < count:
+        _pause()
+    posted, taken = _load(state + 8 * _POSTED), 0
+    for k in range(min(threads, 63)):
+        if posted >> k & 1 and not _exchange_if(slots + 8 * k, state, _WAITING):
+            taken += 1
+    while _load(state + 8 * _LEFT) < taken:
         _pause()
 
 
-@functools.cache
-def _runners():
-    return compile_call(_run, 2, "none"), compile_call(_help, 2, "none")
+def _help(state, slot, pending):
+    """A thread's part: run the pieces of ``state`` (if any), then wait at ``slot`` for more,
+    running what is handed to it there, until SPIN_NANOSECONDS pass without any or Python work
+    is queued (``pending``)."""
+    if state:
+        _drain(state)
+    _store(slot, _WAITING)
+    deadline, spins = _nanoseconds() + SPIN_NANOSECONDS, 0
+    while True:
+        handed = _load(slot)
+        if handed > _BUSY:
+            if _exchange_if(slot, handed, _BUSY):
+                _drain(handed)
+                _fetch_add(handed + 8 * _LEFT, 1)  # the last access to that state
+                _store(slot, _WAITING)
+                deadline = _nanoseconds() + SPIN_NANOSECONDS
+            continue
+        spins += 1
+        if spins % 64 == 0 and (_load(pending) > 0 or _nanoseconds() > deadline):
+            if _exchange_if(slot, _WAITING, _IDLE):
+                return
+            continue  # a state was handed over meanwhile
+        _pause()
 
 
-def _helping(help_call, piece, state):
-    help_call(piece, state.ctypes.data)
+class _Runners:
+    """The compiled runners, as builtins that release the GIL."""
+
+    def __init__(self):
+        self.offer = compile_call(_offer, 4, "ssize")
+        self.finish = compile_call(_finish, 3, "none")
+        self.help = compile_call(_help, 3, "none")
 
 
-def run_pieces(piece, state):
-    """Run ``piece(address of state, k)`` for each ``k`` below ``state[0]``, on this thread and
-    the engine's threads, each taking the next piece as soon as it is free.
+_runners = functools.cache(_Runners)
 
-    ``piece`` is the address of a C function ``void piece(intptr_t state, intptr_t k)`` that
-    does not raise; ``state`` is an int64 array: the count of pieces, two zeros (the runners'
-    counters), then whatever the pieces read."""
-    run, help_call = _runners()
-    helpers = min(THREADS, int(state[0])) - 1
-    if helpers > 0:
-        tasks = _tasks if _tasks is not None else _engine_tasks()
-        work = functools.partial(_helping, help_call, piece, state)  # keeps state alive
-        for _ in range(helpers):
-            tasks.put((work, None, None))
-    run(piece, state.ctypes.data)
+
+def pieces_state(piece, count, words):
+    """The state :func:`run_pieces` takes to run ``count`` pieces of the C function ``piece``
+    (``void piece(intptr_t words, intptr_t k)``, which must not raise): an int64 array, the
+    runner's words and then ``words``, the pieces' own, whose address each piece gets."""
+    return np.array([count, 0, 0, piece, 0, 0, *words], np.int64)
+
+
+def run_pieces(state):
+    """Run every piece of ``state`` (:func:`pieces_state`, used once) on this thread and the
+    engine's threads, each taking the next piece as soon as it is free."""
+    runners = _runners()
+    address, helpers = state.ctypes.data, min(THREADS, int(state[_COUNT])) - 1
+    if helpers <= 0:
+        runners.finish(address, 0, 0)
+        return
+    tasks, slots, slots_address, pending = _engine if _engine is not None else _started_engine()
+    missing = helpers - runners.offer(address, slots_address, slots.size, helpers)
+    if missing:
+        pending[0] += missing
+        for _ in range(missing):
+            tasks.put((state, None, None))  # the queue keeps the state alive for a late thread
+    runners.finish(address, slots_address, slots.size)
