@@ -292,10 +292,17 @@ class ndarray(ArrayBase):
 
     def _copy(self, dtype=None):
         """A new C-contiguous array with this array's values, cast to ``dtype`` if given."""
-        result = ndarray._empty(self._shape, dtype or self._dtype, self._device)
-        backend_of(self._device).copy_array(self._address, self._strides, self._dtype,
-                                            result._address, result._strides, result._dtype,
-                                            self._shape)
+        backend = backend_of(self._device)
+        if dtype is None or dtype is self._dtype:  # as large as this one: no size to check
+            size, strides = c_layout(self._shape)
+            address, owner = backend.allocate(size * self._dtype.itemsize)
+            backend.copy_array(self._address, self._strides, self._dtype, address, strides,
+                               self._dtype, self._shape)
+            return ndarray._new(address, self._shape, strides, self._dtype, self._device, owner,
+                                False)
+        result = ndarray._empty(self._shape, dtype, self._device)
+        backend.copy_array(self._address, self._strides, self._dtype, result._address,
+                           result._strides, dtype, self._shape)
         return result
 
     def _assign(self, source):

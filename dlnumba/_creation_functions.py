@@ -116,6 +116,8 @@ def asarray(obj: ndarray | SupportsDLPack | Scalar | NestedSequence[Scalar]
     TypeError
         For a dtype or object dlnumba does not know.
     """
+    if type(obj) is ndarray and dtype is None and device is None:  # the common case, kept lean
+        return obj._copy() if copy else obj
     dtype = None if dtype is None else as_dtype(dtype)
     target = None if device is None else as_device(device)
     if isinstance(obj, ndarray):
