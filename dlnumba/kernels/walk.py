@@ -68,13 +68,11 @@ def _walk(run, layout, a0, a1, a2):
 
 
 @functools.cache
-def _compiled_walk():
-    """:func:`_walk` compiled (or loaded from Numba's cache) as a C function, and
-    ``call(run, layout, a0, a1, a2=0)``, which calls it."""
-    compiled = cfunc(WALK, cache=True)(_walk)
-    _RUNS.append(compiled)  # a thread that lost a race to this cache still calls its own
-    return compiled, functools.partial(c_caller(("ssize", "pointer", "ssize", "ssize", "ssize"),
-                                                "none", optional=1), compiled.address)
+def _walk_call():
+    """``call(run, layout, a0, a1, a2=0)``: :func:`_walk`, compiled (or loaded from Numba's
+    cache) as a C function."""
+    return functools.partial(c_caller(("ssize", "pointer", "ssize", "ssize", "ssize"), "none",
+                                      optional=1), compile_run(_walk, WALK))
 
 
 def walk_function(run, layout):
@@ -82,7 +80,7 @@ def walk_function(run, layout):
     caller keeps alive) that calls the run at address ``run`` on operands at ``a0``, ``a1``,
     ``a2``, with the GIL released. A builtin: no Python frame and no Numba dispatch between a
     small call and its run."""
-    return functools.partial(_compiled_walk()[1], run, layout.ctypes.data)
+    return functools.partial(_walk_call(), run, layout.ctypes.data)
 
 
 def entry_point(dispatcher, *arguments):
