@@ -238,6 +238,13 @@ def test_large_reductions_take_the_threaded_paths():
         expected = values.astype(np.float64).sum(axis=axis)
         np.testing.assert_allclose(to_numpy(xp.sum(x, axis=axis)), expected, rtol=1e-5)
         np.testing.assert_array_equal(to_numpy(xp.max(x, axis=axis)), values.max(axis=axis))
+    # Pieces along the reduced rows, with small partial results, or across the kept columns.
+    for shape in ((4096, 256), (16, 1 << 16)):
+        rows = rng.random(shape).astype(np.float32)
+        np.testing.assert_allclose(to_numpy(xp.sum(xp.asarray(rows), axis=0)),
+                                   rows.astype(np.float64).sum(axis=0), rtol=1e-5)
+        np.testing.assert_array_equal(to_numpy(xp.min(xp.asarray(rows), axis=0)),
+                                      rows.min(axis=0))
     wide = np.arange(3 * (1 << 20), dtype=np.int64).reshape(3, -1)
     np.testing.assert_array_equal(to_numpy(xp.sum(xp.asarray(wide), axis=0)), wide.sum(axis=0))
     np.testing.assert_array_equal(to_numpy(xp.count_nonzero(xp.asarray(wide % 3))),

@@ -516,15 +516,23 @@ def scan(op, shape, x_address, x_strides, x_tag, out_address, out_strides, out_t
 def _split(plan, parts):
     """Pieces of ``plan`` cut along its outermost kept dimension with at least ``parts``
     elements, else along its outermost such reduced one (fewer parts where no dimension has
-    that many, one per thread across the innermost kept dimension: more would shorten the rows
-    the kernel walks): (offsets, shape, reduced)."""
+    that many): (offsets, shape) of each, and whether they were cut along a reduced dimension.
+
+    Where that kept dimension is the innermost, pieces across it would shorten the rows the
+    kernel streams: they are cut along a reduced dimension instead while their rows of partial
+    results stay small beside the input, else one per thread across the kept one."""
     sizes, acc_strides = plan.shape, plan.strides[0]
     parts = min(parts, int(sizes.max()))
     candidates = [d for d in range(sizes.size) if sizes[d] >= parts]
     kept = [d for d in candidates if acc_strides[d] != 0]
     axis = (kept or candidates)[0]
     if kept and axis == sizes.size - 1:
-        parts = min(parts, THREADS)
+        reduced = [d for d in candidates if acc_strides[d] == 0]
+        kept_size = int(np.prod(sizes[acc_strides != 0]))
+        if reduced and kept_size * parts * _SMALL_PARTIALS <= int(np.prod(sizes)):
+            axis = reduced[0]
+        else:
+            parts = min(parts, THREADS)
     n = int(sizes[axis])
     step = -(-n // parts)
     pieces = []
@@ -532,7 +540,10 @@ def _split(plan, parts):
         shape = sizes.copy()
         shape[axis] = min(step, n - start)
         pieces.append((tuple(start * int(s[axis]) for s in plan.strides), shape))
-    return pieces, not kept
+    return pieces, acc_strides[axis] == 0
+
+
+_SMALL_PARTIALS = 16  # partial results small enough: at most a 16th of the input
 
 
 _IDENTITY_BLOCK = 512
