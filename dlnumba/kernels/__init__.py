@@ -10,6 +10,7 @@ kernels take. The host-only families (:mod:`.sorting`, :mod:`.linalg`) are calle
 import functools
 
 import numpy as np
+from numba import carray
 
 from .._layout import c_strides, size_of
 from .._memory import allocate_host as allocate, numpy_view
@@ -19,8 +20,10 @@ from .copy import copy_array
 from .elementwise import apply_elementwise, elementwise_job
 from .reduction import arg_reduce_array, reduce_array, reduce_job, scan_array
 from .sorting import key_layout
-from .threads import PARALLEL_BYTES, THREADS, run_in_parallel
-from .walk import Direct, compile_call
+from .threads import (PARALLEL_BYTES, PIECE, RUNNER_WORDS, THREADS, pieces_state,
+                      run_in_parallel, run_pieces)
+from .transfer import _typed_pointer
+from .walk import Direct, compile_call, compile_run
 
 # The unit tags as dtypes: a compiled function unboxes a dtype for nothing, an array for about
 # 0.06 us; the kernels read only its dtype.
@@ -65,14 +68,16 @@ def take(src_address, size, stride, index_address, count, dst_address, itemsize)
     """``dst[k] = src[wrap(index[k]) * stride]`` for ``count`` C-contiguous int64 indices at
     ``index_address``; the position of the first index outside ``[-size, size)``, or -1.
     Large gathers are split across the threads."""
-    run = _take_function(itemsize)
     if count * itemsize < PARALLEL_BYTES or THREADS == 1:
-        return run(src_address, size, stride, index_address, count, dst_address)
-    starts = _thread_starts(count)
-    found = run_in_parallel(run, [
-        (src_address, size, stride, index_address + 8 * a, b - a, dst_address + itemsize * a)
-        for a, b in zip(starts, starts[1:])])
-    return next((start + bad for start, bad in zip(starts, found) if bad >= 0), -1)
+        return _take_function(itemsize)(src_address, size, stride, index_address, count,
+                                        dst_address)
+    state = pieces_state(_take_piece(itemsize), _TAKE_PIECES, [
+        src_address, size, stride, index_address, count, dst_address,
+        *[-1] * _TAKE_PIECES])
+    run_pieces(state)
+    found = state[RUNNER_WORDS + 6:]
+    return next((count * k // _TAKE_PIECES + int(bad) for k, bad in enumerate(found)
+                 if bad >= 0), -1)
 
 
 def put(src_address, src_stride, index_address, count, dst_address, size, stride, itemsize):
@@ -126,6 +131,27 @@ def _take_function(itemsize):
                              unit, index_unit)
 
     return compile_call(take, 6, "ssize")
+
+
+_TAKE_PIECES = 4 * THREADS  # taken by whichever thread is free
+
+
+@functools.cache
+def _take_piece(itemsize):
+    """The address of ``piece(words, k)`` (:func:`.threads.pieces_state`) that runs the ``k``-th
+    of a large take's ``_TAKE_PIECES`` pieces. ``words`` are :func:`take`'s first six arguments,
+    then one word per piece for the position, in the piece, of its first index outside
+    ``[-size, size)`` (or -1)."""
+    unit, index_unit = _UNITS[itemsize], _UNITS[8]
+
+    def piece(words_address, k):
+        words = carray(_typed_pointer(words_address, _INT64), 6 + _TAKE_PIECES)
+        count = words[4]
+        start, end = count * k // _TAKE_PIECES, count * (k + 1) // _TAKE_PIECES
+        words[6 + k] = indexing.take(words[0], words[1], words[2], words[3] + 8 * start,
+                                     end - start, words[5] + itemsize * start, unit, index_unit)
+
+    return compile_run(piece, PIECE)
 
 
 def where(plan, condition_address, x1_address, x2_address, out_address, itemsize):
