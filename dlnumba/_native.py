@@ -204,33 +204,60 @@ def c_builtin(address, name, kinds, doc):
     return _builtin(pointer("dlnumba_c_builtin"), name, _METH_FASTCALL, doc, [library])
 
 
+# The signatures c_caller serves: (count of int arguments, result, how many of the last may be
+# left out). All are compiled in one module, on first use: one LLVM compilation per process.
+CALLER_SIGNATURES = (
+    (5, "none", 1),  # the small-array walk (kernels.walk)
+    (6, "ssize", 0),  # take
+    (6, "none", 0),  # small matmul
+    (4, "ssize", 0),  # a threaded call's hand-over (kernels.threads)
+    (3, "none", 0),  # running pieces and waiting for them (kernels.threads)
+)
+
+
+def _caller(module, count, result, optional):
+    """Write a ``METH_FASTCALL`` function ``call(address, *arguments)`` for
+    :func:`c_caller`; its symbol's name."""
+    symbol = f"dlnumba_call_{count}_{result}_{optional}"
+    returned = ir.VoidType() if result == "none" else I64
+    target = ir.FunctionType(returned, [I64] * count)
+
+    def body(b, arguments):
+        state = b.call(declare(module, "PyEval_SaveThread", I8P), [])
+        value = b.call(b.inttoptr(arguments[0], target.as_pointer()), arguments[1:])
+        b.call(declare(module, "PyEval_RestoreThread", ir.VoidType(), I8P), [state])
+        if result == "ssize":
+            return b.call(declare(module, "PyLong_FromSsize_t", I8P, I64), [value])
+        b.call(declare(module, "Py_IncRef", ir.VoidType(), I8P), [constant(None)])
+        return constant(None)
+
+    _fixed_arguments(module, symbol, "call", ["ssize"] * (count + 1), body, optional)
+    return symbol
+
+
 @functools.cache
-def c_caller(kinds, result, optional=0):
+def _callers():
+    symbols = {}
+    library, address = compile_functions("dlnumba_callers", lambda module: symbols.update(
+        {signature: _caller(module, *signature) for signature in CALLER_SIGNATURES}))
+    return {(count, result, optional): _builtin(
+        address(symbols[count, result, optional]), "call", _METH_FASTCALL,
+        f"call(address, *arguments): a C function of {count} ints returning {result}, called "
+        "with the GIL released.", [library]) for count, result, optional in CALLER_SIGNATURES}
+
+
+def c_caller(count, result, optional=0):
     """A builtin ``call(address, *arguments)`` that calls the C function at ``address``, which
-    takes ``arguments`` converted by ``kinds`` (a tuple, as for :func:`c_builtin`; the last
-    ``optional`` ones, numbers, 0 where left out) and returns nothing (``result="none"``: the
-    call returns None) or a ``Py_ssize_t`` (``"ssize"``: an int). The GIL is released during
-    the call: the function must not touch Python objects. One builtin serves every function
-    of that signature (pass ``functools.partial(call, address)``)."""
-    def build(module):
-        returned = ir.VoidType() if result == "none" else I64
-        target = ir.FunctionType(returned, [_CONVERSIONS[kind][0] for kind in kinds])
-
-        def body(b, arguments):
-            state = b.call(declare(module, "PyEval_SaveThread", I8P), [])
-            value = b.call(b.inttoptr(arguments[0], target.as_pointer()), arguments[1:])
-            b.call(declare(module, "PyEval_RestoreThread", ir.VoidType(), I8P), [state])
-            if result == "ssize":
-                return b.call(declare(module, "PyLong_FromSsize_t", I8P, I64), [value])
-            b.call(declare(module, "Py_IncRef", ir.VoidType(), I8P), [constant(None)])
-            return constant(None)
-
-        _fixed_arguments(module, "dlnumba_c_caller", "call", ("ssize", *kinds), body, optional)
-
-    library, pointer = compile_functions("dlnumba_c_caller", build)
-    return _builtin(pointer("dlnumba_c_caller"), "call", _METH_FASTCALL,
-                    f"call(address, *arguments): a C function of ({', '.join(kinds)}) "
-                    f"returning {result}, called with the GIL released.", [library])
+    takes ``count`` ints (``intptr_t``; the last ``optional`` ones 0 where left out) and returns
+    nothing (``result="none"``: the call returns None) or an ``intptr_t`` (``"ssize"``: an int).
+    The GIL is released during the call: the function must not touch Python objects. One
+    builtin serves every function of a signature (pass ``functools.partial(call, address)``);
+    the signatures are those of ``CALLER_SIGNATURES``."""
+    try:
+        return _callers()[count, result, optional]
+    except KeyError:
+        raise ValueError(f"no caller for {count} ints returning {result} ({optional} optional); "
+                         "add it to CALLER_SIGNATURES") from None
 
 
 def _copy_memory(module):

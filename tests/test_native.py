@@ -72,24 +72,38 @@ def test_copy_memory_moves_bytes_and_checks_its_arguments():
 def test_c_callers_convert_their_arguments_and_fill_left_out_ones_with_zero():
     from numba import cfunc, types
 
-    @cfunc(types.intp(types.CPointer(types.int64), types.intp, types.intp))
-    def store(target, a, b):
-        target[0], target[1] = a, b
+    @cfunc(types.intp(types.CPointer(types.int64), types.intp, types.intp, types.intp))
+    def store(target, a, b, c):
+        target[0], target[1], target[2] = a, b, c
         return a - b
 
-    call = _native.c_caller(("pointer", "ssize", "ssize"), "ssize", optional=1)
-    assert _native.c_caller(("pointer", "ssize", "ssize"), "ssize", optional=1) is call
-    target = np.full(2, -1, np.int64)
-    assert call(store.address, target.ctypes.data, 7, 9) == -2
-    assert target.tolist() == [7, 9]
-    assert call(store.address, target.ctypes.data, 5) == 5
-    assert target.tolist() == [5, 0]
-    for arguments in [(store.address, target.ctypes.data), (store.address, 0, 1, 2, 3)]:
-        with pytest.raises(TypeError, match="call takes 3 to 4 arguments"):
+    call = _native.c_caller(4, "ssize")
+    assert _native.c_caller(4, "ssize") is call
+    target = np.full(3, -1, np.int64)
+    assert call(store.address, target.ctypes.data, 7, 9, 1) == -2
+    assert target.tolist() == [7, 9, 1]
+    for arguments in [(store.address, target.ctypes.data, 1, 2), (store.address, 0, 1, 2, 3, 4)]:
+        with pytest.raises(TypeError, match="call takes 5 arguments"):
             call(*arguments)
     with pytest.raises(TypeError):
-        call(store.address, target.ctypes.data, 1, "2")  # checked before the call
-    assert target.tolist() == [5, 0]
-    assert _native.c_caller(("pointer", "ssize", "ssize"), "none")(
-        store.address, target.ctypes.data, 3, 4) is None
-    assert target.tolist() == [3, 4]
+        call(store.address, target.ctypes.data, 1, "2", 3)  # checked before the call
+    assert target.tolist() == [7, 9, 1]
+    with pytest.raises(ValueError, match="CALLER_SIGNATURES"):
+        _native.c_caller(2, "ssize")
+
+
+def test_the_walk_caller_fills_a_left_out_address_with_zero():
+    from numba import cfunc, types
+
+    @cfunc(types.void(types.CPointer(types.int64), *[types.intp] * 4))
+    def store(target, a, b, c, d):
+        target[0], target[1], target[2], target[3] = a, b, c, d
+
+    call = _native.c_caller(5, "none", optional=1)
+    target = np.full(4, -1, np.int64)
+    assert call(store.address, target.ctypes.data, 1, 2, 3, 4) is None
+    assert target.tolist() == [1, 2, 3, 4]
+    call(store.address, target.ctypes.data, 5, 6, 7)
+    assert target.tolist() == [5, 6, 7, 0]
+    with pytest.raises(TypeError, match="call takes 5 to 6 arguments"):
+        call(store.address, target.ctypes.data, 5, 6)

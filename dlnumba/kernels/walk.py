@@ -46,13 +46,23 @@ def _call_run(typingctx, run, n, a0, s0, a1, s1, a2, s2):
     return types.void(*[types.intp] * 8), codegen
 
 
-WALK = types.void(types.intp, types.CPointer(types.int64), types.intp, types.intp, types.intp)
+@intrinsic
+def _words(typingctx, address):
+    """The int64 words at the integer ``address``, as a pointer."""
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+
+    return types.CPointer(types.int64)(types.intp), codegen
+
+
+WALK = types.void(*[types.intp] * 5)
 
 
 def _walk(run, layout, a0, a1, a2):
     """Call ``run`` on every innermost run of a layout: ``layout`` holds the number of
     dimensions (at least 2), then the shape and the byte strides of three operands at addresses
     ``a0``, ``a1``, ``a2`` (zeros for one that is not there)."""
+    layout = _words(layout)
     ndim = layout[0]
     rows = carray(layout, 1 + _ROWS * ndim)
     shape, s0 = rows[1:1 + ndim], rows[1 + ndim:1 + 2 * ndim]
@@ -71,8 +81,7 @@ def _walk(run, layout, a0, a1, a2):
 def _walk_call():
     """``call(run, layout, a0, a1, a2=0)``: :func:`_walk`, compiled (or loaded from Numba's
     cache) as a C function."""
-    return functools.partial(c_caller(("ssize", "pointer", "ssize", "ssize", "ssize"), "none",
-                                      optional=1), compile_run(_walk, WALK))
+    return functools.partial(c_caller(5, "none", optional=1), compile_run(_walk, WALK))
 
 
 def walk_function(run, layout):
@@ -166,7 +175,7 @@ def compile_call(function, count, result):
     :func:`compile_run`."""
     returned = types.void if result == "none" else types.intp
     address = compile_run(function, returned(*[types.intp] * count))
-    return functools.partial(c_caller(("ssize",) * count, result), address)
+    return functools.partial(c_caller(count, result), address)
 
 
 def byte_layout(plan, itemsizes, run_stride=0):
