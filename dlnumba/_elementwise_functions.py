@@ -207,9 +207,10 @@ def _binary_signature(name, dtype1, dtype2, shape1, shape2, strides1, strides2, 
 
 
 def _binary(name, x1, x2, /, out=None):
+    scalar = False  # x2 is a Python scalar's array: it shares no memory with out
     if type(x2) is not ndarray or type(x1) is not ndarray:
         if type(x1) is ndarray and type(x2) in _SCALARS:  # the common case, kept lean
-            x2 = _scalar_array(x2, x1)
+            x2, scalar = _scalar_array(x2, x1), True
         else:
             x1, x2 = _as_operands(name, x1, x2)
     if x1._device is not x2._device and x1._device != x2._device:
@@ -231,6 +232,10 @@ def _binary(name, x1, x2, /, out=None):
     elif out._dtype is not result_dtype or out._shape != shape:
         raise TypeError(f"in-place {name} would change the array's dtype {out._dtype} or shape "
                         f"{out.shape} to {result_dtype} {shape}")
+    elif job is not None and scalar and out is x1 and out._strides == out_strides:
+        # x op= scalar on a dense x: each element is read before it is written, in place
+        job.call(x1._address, x2._address, out._address)
+        return out
     backend.apply_elementwise(name, kind, ((x1._address, strides1, x1._dtype),
                                            (x2._address, strides2, x2._dtype)),
                               (out._address, out._strides, out._dtype), shape, compute_dtype)

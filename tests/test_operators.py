@@ -475,6 +475,23 @@ def test_inplace_operators_write_the_memory(symbol):
                 label=f"{symbol}= scalar seen by torch")
 
 
+@pytest.mark.parametrize("layout", ["transposed", "every other column", "reversed rows"])
+def test_inplace_scalar_operators_on_views_write_the_viewed_memory(layout):
+    """``x op= scalar`` runs in place on a dense view (transposed) and on a strided one."""
+    base = np.arange(24.0).reshape(4, 6)
+    view = {"transposed": lambda a: a.T, "every other column": lambda a: a[:, ::2],
+            "reversed rows": lambda a: a[::-1]}[layout]
+    tensor = torch.from_numpy(base.copy())
+    x = view(xp.from_dlpack(tensor))
+    same = x
+    x /= 4.0
+    x -= 1
+    assert x is same
+    expected = base.copy()
+    view(expected)[...] = view(base) / 4.0 - 1
+    np.testing.assert_array_equal(tensor.numpy(), expected)
+
+
 def test_inplace_examples_shared_with_torch():
     t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
     x = xp.from_dlpack(t)
