@@ -11,7 +11,7 @@ four 64-byte vector accumulators (:func:`_vector_combine`), a strided or complex
 empty array whose record dtype's one field names it), so each (operation, input dtype,
 accumulator dtype) is one compiled, cached specialization for every layout. Below 2**14
 elements, reductions and arg-reductions run the same arithmetic as small runs
-(:func:`reduce_run`, :func:`arg_reduce_run`) under :func:`.walk.walk`, which compile quickly.
+(:func:`reduce_run`, :func:`arg_reduce_run`) under :mod:`.walk`'s walk, which compile quickly.
 """
 
 import functools
@@ -336,7 +336,7 @@ def _reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, ac
         bx, ba = advance(index, shape, last - 1, (bx, ba), x_strides, acc_strides)
 
 
-_WORDS = 6  # a reduction's words in its pieces' state (reduce_piece)
+_PIECE_WORDS = 6  # a reduction's words in its pieces' state (reduce_piece)
 _ACC_BASE, _X_BASE = RUNNER_WORDS + 4, RUNNER_WORDS + 5
 
 
@@ -348,7 +348,7 @@ def reduce_piece(op, x_tag, acc_tag):
     input strides, then the accumulator's and the input's base addresses; the table's row ``k``
     is the piece's accumulator and input offsets (bytes) and the address of its shape."""
     def piece(words_address, k):
-        words = carray(_typed_pointer(words_address, _WORD), _WORDS)
+        words = carray(_typed_pointer(words_address, _WORD), _PIECE_WORDS)
         row = carray(_typed_pointer(words[0] + 24 * k, _WORD), 3)
         ndim = words[1]
         _reduce(op, carray(_typed_pointer(row[2], _WORD), ndim), words[5] + row[1],

@@ -12,7 +12,7 @@ Layouts have a runtime number of dimensions: ``shape``, ``src_strides`` and ``ds
 int64 arrays (strides in elements), at least 2-D. The last two dimensions ``(b, a)`` are walked
 in ``tile`` x ``tile`` blocks so that a transpose keeps both sides in cache; a tile at least as
 large as both dimensions walks them plainly. Small arrays take :func:`transfer_run`'s run under
-:func:`.walk.walk` instead: a strided loop that compiles quickly.
+:mod:`.walk`'s walk instead: a strided loop that compiles quickly.
 """
 
 import functools
