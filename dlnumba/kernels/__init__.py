@@ -20,7 +20,7 @@ from .copy import copy_array
 from .elementwise import apply_elementwise, elementwise_job
 from .reduction import arg_reduce_array, reduce_array, reduce_job, scan_array
 from .sorting import key_layout
-from .threads import (PARALLEL_BYTES, PIECE, RUNNER_WORDS, THREADS, pieces_state,
+from .threads import (PARALLEL_BYTES, PIECE, PIECES, RUNNER_WORDS, THREADS, pieces_state,
                       run_in_parallel, run_pieces)
 from .transfer import _typed_pointer
 from .walk import Direct, compile_call, compile_run
@@ -71,12 +71,12 @@ def take(src_address, size, stride, index_address, count, dst_address, itemsize)
     if count * itemsize < PARALLEL_BYTES or THREADS == 1:
         return _take_function(itemsize)(src_address, size, stride, index_address, count,
                                         dst_address)
-    state = pieces_state(_take_piece(itemsize), _TAKE_PIECES, [
+    state = pieces_state(_take_piece(itemsize), PIECES, [
         src_address, size, stride, index_address, count, dst_address,
-        *[-1] * _TAKE_PIECES])
+        *[-1] * PIECES])
     run_pieces(state)
     found = state[RUNNER_WORDS + 6:]
-    return next((count * k // _TAKE_PIECES + int(bad) for k, bad in enumerate(found)
+    return next((count * k // PIECES + int(bad) for k, bad in enumerate(found)
                  if bad >= 0), -1)
 
 
@@ -133,21 +133,18 @@ def _take_function(itemsize):
     return compile_call(take, 6, "ssize")
 
 
-_TAKE_PIECES = 4 * THREADS  # taken by whichever thread is free
-
-
 @functools.cache
 def _take_piece(itemsize):
     """The address of ``piece(words, k)`` (:func:`.threads.pieces_state`) that runs the ``k``-th
-    of a large take's ``_TAKE_PIECES`` pieces. ``words`` are :func:`take`'s first six arguments,
+    of a large take's ``PIECES`` pieces. ``words`` are :func:`take`'s first six arguments,
     then one word per piece for the position, in the piece, of its first index outside
     ``[-size, size)`` (or -1)."""
     unit, index_unit = _UNITS[itemsize], _UNITS[8]
 
     def piece(words_address, k):
-        words = carray(_typed_pointer(words_address, _INT64), 6 + _TAKE_PIECES)
+        words = carray(_typed_pointer(words_address, _INT64), 6 + PIECES)
         count = words[4]
-        start, end = count * k // _TAKE_PIECES, count * (k + 1) // _TAKE_PIECES
+        start, end = count * k // PIECES, count * (k + 1) // PIECES
         words[6 + k] = indexing.take(words[0], words[1], words[2], words[3] + 8 * start,
                                      end - start, words[5] + itemsize * start, unit, index_unit)
 

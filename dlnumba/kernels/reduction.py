@@ -31,7 +31,7 @@ from ..shared.reductions import (COMBINE_PARTIALS, OP_TAGS, OPERATIONS, beyond, 
                                  identity, identity_value, load, op_name)
 from ..shared.tags import TAGS, storage
 from .copy import copy_array
-from .threads import (PARALLEL_BYTES, PIECE, RUNNER_WORDS, THREADS, VECTORIZED_SIZE,
+from .threads import (PARALLEL_BYTES, PIECE, PIECES, RUNNER_WORDS, THREADS, VECTORIZED_SIZE,
                       pieces_state, run_in_parallel, run_pieces)
 from .transfer import _typed_pointer, stack_values
 from .walk import advance, byte_layout, compile_run, odometer, walk_function
@@ -547,9 +547,6 @@ _SMALL_PARTIALS = 16  # partial results small enough: at most a 16th of the inpu
 
 
 _IDENTITY_BLOCK = 512
-# More pieces than threads, taken by whichever thread is free: a thread that the shared machine
-# slows takes fewer of them.
-_PIECES = 4 * THREADS
 
 
 class _ReduceJob:
@@ -587,7 +584,7 @@ class _ReduceJob:
             self.call = self._first_walk
             return
         if parallel and THREADS > 1 and plan.size * x_dtype.itemsize >= PARALLEL_BYTES:
-            pieces, self.reduced_split = _split(plan, _PIECES)
+            pieces, self.reduced_split = _split(plan, PIECES)
         else:
             pieces, self.reduced_split = [((0, 0), plan.shape)], False
         self._place(pieces, kept)

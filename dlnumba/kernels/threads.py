@@ -34,6 +34,9 @@ PARALLEL_BYTES = 1 << 21
 # fraction of the time of the vectorized kernels and is as quick where the call's overhead rules.
 VECTORIZED_SIZE = 1 << 14
 THREADS = numba.config.NUMBA_NUM_THREADS
+# A large call's pieces for run_pieces: more than threads, taken by whichever thread is free, so
+# that a thread the shared machine slows takes fewer of them.
+PIECES = 4 * THREADS
 # How long a thread that ran pieces waits for more in compiled code before it sleeps.
 SPIN_NANOSECONDS = 500_000
 _engine = None  # (task queue, helper slots, slots' address, pending count), made on first use
