@@ -22,7 +22,7 @@ from numba import cfunc, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ._native import c_builtin
+from ._native import I8P, I64, c_builtin, declare
 
 LEGACY_HEADER = struct.Struct("<QiiiBBHQQQQQ")  # DLManagedTensor, 64 bytes
 VERSIONED_HEADER = struct.Struct("<IIQQQQiiiBBHQQQ")  # DLManagedTensorVersioned, 80 bytes
@@ -405,13 +405,91 @@ def _import_tensor(capsule, none, report, ndim_limit, cuda_devices, dtype_table,
     return none
 
 
+def _int_tuple(module):
+    """IR: ``PyObject *dlnumba_int_tuple(int64_t *words, int64_t count)``, a new tuple of the
+    ``count`` words as ints, or NULL with MemoryError set."""
+    function = ir.Function(module, ir.FunctionType(I8P, [I64.as_pointer(), I64]),
+                           "dlnumba_int_tuple")
+    words, count = function.args
+    null = ir.Constant(I8P, None)
+    b = ir.IRBuilder(function.append_basic_block("entry"))
+    loop = function.append_basic_block("loop")
+    result = b.call(declare(module, "PyTuple_New", I8P, I64), [count])
+    with b.if_then(b.icmp_unsigned("==", result, null)):
+        b.ret(null)
+    start = b.block
+    b.branch(loop)
+    b.position_at_end(loop)
+    index = b.phi(I64)
+    index.add_incoming(I64(0), start)
+    with b.if_then(b.icmp_signed(">=", index, count)):
+        b.ret(result)
+    number = b.call(declare(module, "PyLong_FromSsize_t", I8P, I64),
+                    [b.load(b.gep(words, [index]))])
+    # PyTuple_SetItem steals the item; a NULL item is stored as NULL, which the tuple skips
+    b.call(declare(module, "PyTuple_SetItem", ir.IntType(32), I8P, I64, I8P),
+           [result, index, number])
+    with b.if_then(b.icmp_unsigned("==", number, null)):
+        b.call(declare(module, "Py_DecRef", ir.VoidType(), I8P), [result])
+        b.ret(null)
+    index.add_incoming(b.add(index, I64(1)), b.block)
+    b.branch(loop)
+    return function
+
+
+def _host_array(module, b, owner, arguments):
+    """IR: ``import_array``'s result from ``import_tensor``'s ``owner``: for host memory,
+    ``new(address, shape, strides, dtypes[index], cpu, owner, readonly)`` from the report,
+    which consumes the owner; else the owner (or None, or NULL) itself."""
+    _, none, report, *_, new, dtypes, cpu = arguments
+    null = ir.Constant(I8P, None)
+    decref = declare(module, "Py_DecRef", ir.VoidType(), I8P)  # Py_XDECREF: NULL is skipped
+    words = b.bitcast(report, I64.as_pointer())
+
+    def word(field):
+        return b.load(b.gep(words, [I64(REPORT_FIELDS.index(field))]))
+
+    device_type = word("device_type")
+    # The host reads CPU memory, pinned (kDLCUDAHost) and managed (kDLCUDAManaged) CUDA memory
+    # in place: arrays over it are on the CPU device.
+    host = b.or_(b.icmp_signed("==", device_type, I64(1)),
+                 b.or_(b.icmp_signed("==", device_type, I64(3)),
+                       b.icmp_signed("==", device_type, I64(13))))
+    adopted = b.and_(b.icmp_unsigned("!=", owner, null), b.icmp_unsigned("!=", owner, none))
+    with b.if_then(b.not_(b.and_(adopted, host))):
+        b.ret(owner)
+    ndim = word("ndim")
+    layout = b.gep(words, [I64(REPORT.size // 8)])
+    int_tuple = _int_tuple(module)
+    fields = [b.call(declare(module, "PyLong_FromSsize_t", I8P, I64), [word("address")]),
+              b.call(int_tuple, [layout, ndim]),
+              b.call(int_tuple, [b.gep(layout, [ndim]), ndim]),
+              b.call(declare(module, "PyBool_FromLong", I8P, I64),
+                     [b.and_(word("flags"), I64(1))])]  # DLPACK_FLAG_BITMASK_READ_ONLY
+    dtype = b.call(declare(module, "PyTuple_GetItem", I8P, I8P, I64),
+                   [dtypes, word("dtype_index")])
+    array = b.alloca(I8P)
+    b.store(null, array)
+    made = functools.reduce(b.and_, [b.icmp_unsigned("!=", field, null) for field in fields])
+    with b.if_then(made):
+        values = b.alloca(I8P, 7)
+        for k, value in enumerate((*fields[:3], dtype, cpu, owner, fields[3])):
+            b.store(value, b.gep(values, [I64(k)]))
+        b.store(b.call(declare(module, "PyObject_Vectorcall", I8P, I8P, I8P.as_pointer(), I64,
+                               I8P), [new, values, I64(7), null]), array)
+    for value in (*fields, owner):
+        b.call(decref, [value])
+    return b.load(array)
+
+
 _py, _ptr = ctypes.py_object, ctypes.c_void_p
 
 _BUILDERS = {  # the compiled function, then how each argument is passed (see c_builtin)
     "make_capsule": (_make_capsule, "object", "bytes", "ssize", "ssize", "int", "pointer"),
-    "import_tensor": (_import_tensor, "object", "object", "pointer", "ssize", "ssize", "bytes",
-                      "pointer", "pointer"),
 }
+_IMPORT_DOC = "Import a DLPack capsule as an array (see dlnumba._capi)."
+_IMPORT_KINDS = ("object", "object", "pointer", "ssize", "ssize", "bytes", "pointer", "pointer",
+                 "object", "object", "object")
 _ADDRESSES = {
     "DELETE_LEGACY": delete_legacy_export, "DELETE_VERSIONED": delete_versioned_export,
     "DESTROY_LEGACY": destroy_legacy_capsule, "DESTROY_VERSIONED": destroy_versioned_capsule,
@@ -420,7 +498,7 @@ _ADDRESSES = {
 
 
 def __getattr__(name):
-    """The compiled entry points, made on first use: ``make_capsule``, ``import_tensor``, and
+    """The compiled entry points, made on first use: ``make_capsule``, ``import_array``, and
     the callback addresses ``DELETE_*``, ``DESTROY_*`` and ``RELEASE_*``.
 
     ``make_capsule(owner, template, nbytes, ndim, versioned, destructor)`` copies ``template``
@@ -428,14 +506,16 @@ def __getattr__(name):
     fields at the copies, takes a reference to ``owner`` (the struct's manager_ctx) and wraps
     the allocation in a ``dltensor`` or ``dltensor_versioned`` capsule.
 
-    ``import_tensor(capsule, None, report, ndim_limit, cuda_devices, dtype_table,
-    release_legacy, release_versioned) -> owner or None`` validates the tensor in a DLPack
+    ``import_array(capsule, None, report, ndim_limit, cuda_devices, dtype_table,
+    release_legacy, release_versioned, new, dtypes, cpu)`` validates the tensor in a DLPack
     capsule and fills ``report`` (REPORT, then shape and strides; strides made C-contiguous
     when NULL; a stride beyond 2**62 bytes on an axis of size 0 or 1, or in an empty tensor,
     where it moves nothing, replaced by the C-contiguous one). If valid, it renames the capsule
-    ``used_...`` and returns a new capsule that owns the tensor: its destructor
-    (``release_legacy`` or ``release_versioned``) runs the producer's deleter. Otherwise it
-    returns None, leaving the capsule untouched; the report's status says why. The tensor may
+    ``used_...`` and adopts the tensor in a new capsule, the owner, whose destructor
+    (``release_legacy`` or ``release_versioned``) runs the producer's deleter. Host memory
+    comes back as ``new(address, shape, strides, dtypes[index], cpu, owner, readonly)``, other
+    memory as the owner, to be described from the report. An invalid tensor gives None and
+    leaves the capsule untouched; the report's status says why. The tensor may
     be on kDLCPU:0, on kDLCUDA devices below ``cuda_devices``, or in kDLCUDAHost or
     kDLCUDAManaged memory (any device id). ``dtype_table[code * 17 + bits // 8]`` is the index
     of the dtype of that DLPack code and width, or -1.
@@ -443,6 +523,9 @@ def __getattr__(name):
     if name in _BUILDERS:
         compiled, *kinds = _BUILDERS[name]
         value = c_builtin(compiled.address, name, kinds, compiled.__doc__ or name)
+    elif name == "import_array":
+        value = c_builtin(_import_tensor.address, name, _IMPORT_KINDS, _IMPORT_DOC, _host_array,
+                          3)
     elif name in _ADDRESSES:
         value = _ADDRESSES[name].address
     else:

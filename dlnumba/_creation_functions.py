@@ -59,15 +59,14 @@ def from_dlpack(x: SupportsDLPack | PyCapsule, /, *, device: DeviceLike | None =
         If the capsule was consumed already, its tensor is invalid or unsupported, or
         ``copy=False`` and a copy is needed.
     """
-    target = None if device is None else as_device(device)
-    if type(x) is CapsuleType:
-        capsule = x
+    if device is None:
+        target = dl_device = None
     else:
+        target = as_device(device)
         # A producer is asked to move data only to a device this build can hold.
         dl_device = target.dlpack if target in _HELD_DEVICES else None
-        capsule = _dlpack.request_capsule(x, dl_device, copy)
-    fields, copied = _dlpack.import_capsule(capsule)
-    array = ndarray._new(*fields)
+    capsule = x if type(x) is CapsuleType else _dlpack.request_capsule(x, dl_device, copy)
+    array, copied = _dlpack.import_capsule(capsule, ndarray)
     if target is not None and target != array.device:
         if copy is False:
             raise BufferError(f"the data is on {array.device}, not {target}: a copy is needed "

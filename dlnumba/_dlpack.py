@@ -120,23 +120,33 @@ def request_capsule(x, dl_device, copy):
         raise TypeError(f"from_dlpack needs an object with a __dlpack__ method or a DLPack "
                         f"capsule, not {type(x).__name__}")
     device = getattr(x, "__dlpack_device__", None)
-    stream = {} if device is None or device()[0] != _CUDA else {
-        "stream": LEGACY_DEFAULT_STREAM}
+    on_cuda = device is not None and device()[0] == _CUDA
     try:
-        return method(max_version=DLPACK_VERSION, dl_device=dl_device, copy=copy, **stream)
+        if on_cuda:
+            return method(max_version=DLPACK_VERSION, dl_device=dl_device, copy=copy,
+                          stream=LEGACY_DEFAULT_STREAM)
+        return method(max_version=DLPACK_VERSION, dl_device=dl_device, copy=copy)
     except TypeError:
         if dl_device is not None or copy is not None:
             raise
-        return method(**stream)  # a producer that predates the 2023.12 keywords
+        # a producer that predates the 2023.12 keywords
+        return method(stream=LEGACY_DEFAULT_STREAM) if on_cuda else method()
 
 
-def import_capsule(capsule):
-    """Take ownership of the tensor in a DLPack capsule and describe it.
+def import_capsule(capsule, array_type):
+    """Take ownership of the tensor in a DLPack capsule and wrap it in an ``array_type``.
+
+    Parameters
+    ----------
+    capsule : PyCapsule
+    array_type : type
+        The array class; its builtin ``_new(address, shape, strides, dtype, device, owner,
+        readonly)`` makes the array.
 
     Returns
     -------
-    fields : tuple
-        ``(address, shape, strides, dtype, device, owner, readonly)``, as ``ndarray._new`` takes.
+    array : array_type
+        Read-only when the producer set READ_ONLY.
     copied : bool
         Whether the producer set IS_COPIED.
 
@@ -151,32 +161,35 @@ def import_capsule(capsule):
         If ``capsule`` is not a PyCapsule.
     """
     try:
-        report, address = _scratch.report
+        report, address, words = _scratch.report
     except AttributeError:
         report = ctypes.create_string_buffer(_capi.REPORT.size + 16 * MAX_NDIM)
-        report, address = _scratch.report = report, ctypes.addressof(report)
+        words = memoryview(report).cast("B").cast("q")
+        report, address, words = _scratch.report = report, ctypes.addressof(report), words
     cuda = sys.modules.get("dlnumba.cuda")  # cuda_package(load=False), in one lookup
-    owner = _capi.import_tensor(capsule, None, address, MAX_NDIM,
-                                0 if cuda is None else cuda.device_count(),
-                                _DTYPE_TABLE, _capi.RELEASE_LEGACY, _capi.RELEASE_VERSIONED)
-    if owner is None and cuda is None and _on_cuda(report):
+    result = _capi.import_array(capsule, None, address, MAX_NDIM,
+                                0 if cuda is None else cuda.device_count(), _DTYPE_TABLE,
+                                _capi.RELEASE_LEGACY, _capi.RELEASE_VERSIONED, array_type._new,
+                                DTYPES, CPU)
+    if result is None and cuda is None and _on_cuda(report):
         # The first CUDA tensor: load the backend, then count the devices it may name.
-        owner = _capi.import_tensor(capsule, None, address, MAX_NDIM, _cuda_devices(True),
-                                    _DTYPE_TABLE, _capi.RELEASE_LEGACY, _capi.RELEASE_VERSIONED)
-    if owner is None:
+        result = _capi.import_array(capsule, None, address, MAX_NDIM, _cuda_devices(True),
+                                    _DTYPE_TABLE, _capi.RELEASE_LEGACY, _capi.RELEASE_VERSIONED,
+                                    array_type._new, DTYPES, CPU)
+    if result is None:
         raise _import_error(capsule, report)
-    ndim = _NDIM.unpack_from(report, _NDIM_OFFSET)[0]
+    copied = words[_FLAGS_WORD] & IS_COPIED != 0
+    if type(result) is array_type:
+        return result, copied
+    ndim = words[_NDIM_WORD]
     _, address, _, dtype_index, flags, _, _, device_type, device_id, *layout = \
         _IMPORTED[ndim].unpack_from(report)
     shape, strides = tuple(layout[:ndim]), tuple(layout[ndim:])
-    if device_type in _HOST_READABLE:
-        device = CPU  # host memory is wherever the address says: nothing to check
-    else:
-        device = from_dlpack_device(device_type, device_id)
-        if 0 not in shape:
-            backend_of(device).check_pointer(address)
-    return ((address, shape, strides, DTYPES[dtype_index], device, owner,
-             flags & READ_ONLY != 0), flags & IS_COPIED != 0)
+    device = from_dlpack_device(device_type, device_id)
+    if 0 not in shape:
+        backend_of(device).check_pointer(address)
+    return array_type._new(address, shape, strides, DTYPES[dtype_index], device, result,
+                           flags & READ_ONLY != 0), copied
 
 
 def _cuda_devices(load):
@@ -201,20 +214,16 @@ def _dtype_table():
 
 
 _DTYPE_TABLE = _dtype_table()
-# Memory the host reads in place: CPU memory, pinned (kDLCUDAHost) and managed (kDLCUDAManaged)
-# CUDA memory. Arrays over it are on the CPU device.
-_HOST_READABLE = frozenset(map(int, (DLDeviceType.kDLCPU, DLDeviceType.kDLCUDAHost,
-                                      DLDeviceType.kDLCUDAManaged)))
 _CUDA = int(DLDeviceType.kDLCUDA)  # an enum member's lookup costs 0.1 us
 _REPORT_HEAD = struct.Struct("<4qQ4q")  # REPORT's first words, to the device id
-_NDIM, _NDIM_OFFSET = struct.Struct("<q"), 8 * _capi.REPORT_FIELDS.index("ndim")
+_NDIM_WORD, _FLAGS_WORD = map(_capi.REPORT_FIELDS.index, ("ndim", "flags"))
 # The head, then the shape and strides that follow REPORT, for each ndim: one unpack.
 _IMPORTED = [struct.Struct(f"{_REPORT_HEAD.format}{_capi.REPORT.size - _REPORT_HEAD.size}x"
                            f"{2 * ndim}q") for ndim in range(MAX_NDIM + 1)]
 
 
 def _import_error(capsule, report):
-    """The BufferError that explains an import_tensor status."""
+    """The BufferError that explains an import_array status."""
     r = dict(zip(_capi.REPORT_FIELDS, _capi.REPORT.unpack_from(report)))
     status, ndim, axis = r["status"], r["ndim"], r["axis"]
     if type(capsule) is not _capi.CapsuleType:

@@ -189,16 +189,25 @@ def constructor(cls, fields):
                     _METH_FASTCALL, f"A {cls.__name__} with its fields set.", [library])
 
 
-def c_builtin(address, name, kinds, doc):
+def c_builtin(address, name, kinds, doc, finish=None, extra=0):
     """A builtin that calls the C function at ``address`` (which returns a new reference, or
     NULL with an exception set) with its arguments converted by ``kinds``: ``"object"`` (the
     object itself), ``"bytes"`` (its ``char *``), ``"pointer"`` (an int as ``void *``),
     ``"ssize"`` and ``"int"`` (an int as ``Py_ssize_t`` or ``int``). A ctypes call does the
-    same in about a microsecond more."""
+    same in about a microsecond more.
+
+    ``finish(module, builder, result, arguments)``, if given, writes the IR that turns the C
+    function's result into the builtin's; the last ``extra`` arguments go to it alone.
+    """
     def build(module):
-        target = ir.FunctionType(I8P, [_CONVERSIONS[kind][0] for kind in kinds])
-        _fixed_arguments(module, "dlnumba_c_builtin", name, kinds, lambda b, arguments: b.call(
-            b.inttoptr(I64(address), target.as_pointer()), arguments))
+        passed = len(kinds) - extra
+        target = ir.FunctionType(I8P, [_CONVERSIONS[kind][0] for kind in kinds[:passed]])
+
+        def body(b, arguments):
+            result = b.call(b.inttoptr(I64(address), target.as_pointer()), arguments[:passed])
+            return result if finish is None else finish(module, b, result, arguments)
+
+        _fixed_arguments(module, "dlnumba_c_builtin", name, kinds, body)
 
     library, pointer = compile_functions(f"dlnumba_{name}", build)
     return _builtin(pointer("dlnumba_c_builtin"), name, _METH_FASTCALL, doc, [library])
