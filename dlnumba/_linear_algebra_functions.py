@@ -67,18 +67,29 @@ _FIRST = offsets((), (), ())  # the one matrix of an unbatched operand
 _MATMUL = Direct(kernels.matmul)  # by compute dtype, which fixes the argument types
 
 
-_LEAN_DTYPES = frozenset(d for d in TAGS if d.kind in NUMERIC)
+class _PlainCalls(dict):
+    """``kernels.plain_matmul``'s call for each dtype that computes in itself (None for the
+    others), made on first use."""
+
+    def __missing__(self, dtype):
+        tag = TAGS.get(dtype) if dtype.kind in NUMERIC else None
+        self[dtype] = call = None if tag is None else kernels.plain_matmul(tag)
+        return call
+
+
+_PLAIN_CALLS = _PlainCalls()
 
 
 def plain_matmul(x1, x2):
     """``x1 @ x2`` of two C-contiguous, non-empty 2-D host arrays of one numeric dtype that
     computes in itself, in one kernel call; None for any other operands."""
-    if (both_on_host(x1, x2) and x1._dtype is x2._dtype and x1._dtype in _LEAN_DTYPES
-            and len(x1._shape) == len(x2._shape) == 2):
+    if both_on_host(x1, x2) and x1._dtype is x2._dtype and len(x1._shape) == len(x2._shape) == 2:
         (m, k), n = x1._shape, x2._shape[1]
-        if m and n and k and x2._shape[0] == k and x1._strides == (k, 1) and x2._strides == (n, 1):
+        call = _PLAIN_CALLS[x1._dtype]
+        if (call is not None and m and n and k and x2._shape[0] == k and x1._strides == (k, 1)
+                and x2._strides == (n, 1)):
             address, owner = allocate_host(m * n * x1._dtype.itemsize)
-            kernels.plain_matmul(TAGS[x1._dtype])(x1._address, x2._address, address, m, k, n)
+            call(x1._address, x2._address, address, m, k, n)
             return ndarray._new(address, (m, n), (n, 1), x1._dtype, CPU, owner, False)
     return None
 

@@ -219,6 +219,7 @@ CALLER_SIGNATURES = (
     (5, "none", 1),  # the small-array walk (kernels.walk)
     (6, "ssize", 0),  # take
     (6, "none", 0),  # small matmul
+    (7, "none", 0),  # a boolean mask's assignment (expand)
     (4, "ssize", 0),  # a threaded call's hand-over (kernels.threads)
     (3, "none", 0),  # running pieces and waiting for them (kernels.threads)
 )

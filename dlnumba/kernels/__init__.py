@@ -111,14 +111,26 @@ def expand(src_address, src_stride, size, mask_address, mask_stride, dst_address
            itemsize):
     """``dst[i * stride] = src[k * src_stride]`` for the ``k``-th true ``mask[i * mask_stride]``
     (the inverse of :func:`compress`; ``src_stride`` 0 writes one value everywhere)."""
-    arguments = (src_address, src_stride, size, mask_address, mask_stride, dst_address, stride,
-                 _UNITS[itemsize], _UNITS[1])
-    (_EXPAND.get(itemsize) or _EXPAND.entry(itemsize, arguments))(*arguments)
+    _expand_function(itemsize)(src_address, src_stride, size, mask_address, mask_stride,
+                               dst_address, stride)
 
 
-_GATHER, _SCATTER, _PUT, _COMPRESS, _EXPAND = (
+_GATHER, _SCATTER, _PUT, _COMPRESS = (
     Direct(indexing.gather), Direct(indexing.scatter), Direct(indexing.put),
-    Direct(indexing.compress), Direct(indexing.expand))  # by item size
+    Direct(indexing.compress))  # by item size
+
+
+@functools.cache
+def _expand_function(itemsize):
+    """:func:`.indexing.expand` for items of ``itemsize`` bytes, as a builtin of its seven
+    ints."""
+    unit, flag_unit = _UNITS[itemsize], _UNITS[1]
+
+    def expand(src_address, src_stride, size, mask_address, mask_stride, dst_address, stride):
+        indexing.expand(src_address, src_stride, size, mask_address, mask_stride, dst_address,
+                        stride, unit, flag_unit)
+
+    return compile_call(expand, 7, "none")
 
 
 @functools.cache
