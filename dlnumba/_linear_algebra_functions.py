@@ -21,6 +21,7 @@ from ._layout import (broadcast_shapes, broadcast_strides, c_contiguous, c_strid
                       reshaped_strides, size_of)
 from ._memory import allocate_host
 from .kernels import linalg as kernels
+from .kernels.linalg import HELD_GIL_PRODUCT
 from .kernels.walk import Direct
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ _MATMUL = Direct(kernels.matmul)  # by compute dtype, which fixes the argument t
 
 
 class _PlainCalls(dict):
-    """``kernels.plain_matmul``'s call for each dtype that computes in itself (None for the
+    """``kernels.plain_matmul``'s calls for each dtype that computes in itself (None for the
     others), made on first use."""
 
     def __missing__(self, dtype):
@@ -85,11 +86,11 @@ def plain_matmul(x1, x2):
     computes in itself, in one kernel call; None for any other operands."""
     if both_on_host(x1, x2) and x1._dtype is x2._dtype and len(x1._shape) == len(x2._shape) == 2:
         (m, k), n = x1._shape, x2._shape[1]
-        call = _PLAIN_CALLS[x1._dtype]
-        if (call is not None and m and n and k and x2._shape[0] == k and x1._strides == (k, 1)
+        calls = _PLAIN_CALLS[x1._dtype]
+        if (calls is not None and m and n and k and x2._shape[0] == k and x1._strides == (k, 1)
                 and x2._strides == (n, 1)):
             address, owner = allocate_host(m * n * x1._dtype.itemsize)
-            call(x1._address, x2._address, address, m, k, n)
+            calls[m * k * n > HELD_GIL_PRODUCT](x1._address, x2._address, address, m, k, n)
             return ndarray._new(address, (m, n), (n, 1), x1._dtype, CPU, owner, False)
     return None
 

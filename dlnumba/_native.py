@@ -214,28 +214,31 @@ def c_builtin(address, name, kinds, doc, finish=None, extra=0):
 
 
 # The signatures c_caller serves: (count of int arguments, result, how many of the last may be
-# left out). All are compiled in one module, on first use: one LLVM compilation per process.
+# left out, whether the GIL is released: True, False or both). All are compiled in one module,
+# on first use: one LLVM compilation per process.
 CALLER_SIGNATURES = (
-    (5, "none", 1),  # the small-array walk (kernels.walk)
-    (6, "ssize", 0),  # take
-    (6, "none", 0),  # small matmul
-    (7, "none", 0),  # a boolean mask's assignment (expand)
-    (4, "ssize", 0),  # a threaded call's hand-over (kernels.threads)
-    (3, "none", 0),  # running pieces and waiting for them (kernels.threads)
+    (5, "none", 1, (True, False)),  # the small-array walk (kernels.walk)
+    (6, "ssize", 0, (True,)),  # take
+    (6, "none", 0, (True, False)),  # small matmul
+    (7, "none", 0, (True,)),  # a boolean mask's assignment (expand)
+    (4, "ssize", 0, (True,)),  # a threaded call's hand-over (kernels.threads)
+    (3, "none", 0, (True,)),  # running pieces and waiting for them (kernels.threads)
 )
 
 
-def _caller(module, count, result, optional):
+def _caller(module, count, result, optional, release):
     """Write a ``METH_FASTCALL`` function ``call(address, *arguments)`` for
     :func:`c_caller`; its symbol's name."""
-    symbol = f"dlnumba_call_{count}_{result}_{optional}"
+    symbol = f"dlnumba_call_{count}_{result}_{optional}_{'released' if release else 'held'}"
     returned = ir.VoidType() if result == "none" else I64
     target = ir.FunctionType(returned, [I64] * count)
 
     def body(b, arguments):
-        state = b.call(declare(module, "PyEval_SaveThread", I8P), [])
+        if release:
+            state = b.call(declare(module, "PyEval_SaveThread", I8P), [])
         value = b.call(b.inttoptr(arguments[0], target.as_pointer()), arguments[1:])
-        b.call(declare(module, "PyEval_RestoreThread", ir.VoidType(), I8P), [state])
+        if release:
+            b.call(declare(module, "PyEval_RestoreThread", ir.VoidType(), I8P), [state])
         if result == "ssize":
             return b.call(declare(module, "PyLong_FromSsize_t", I8P, I64), [value])
         b.call(declare(module, "Py_IncRef", ir.VoidType(), I8P), [constant(None)])
@@ -247,27 +250,31 @@ def _caller(module, count, result, optional):
 
 @functools.cache
 def _callers():
+    keys = [(count, result, optional, release)
+            for count, result, optional, releases in CALLER_SIGNATURES for release in releases]
     symbols = {}
     library, address = compile_functions("dlnumba_callers", lambda module: symbols.update(
-        {signature: _caller(module, *signature) for signature in CALLER_SIGNATURES}))
-    return {(count, result, optional): _builtin(
-        address(symbols[count, result, optional]), "call", _METH_FASTCALL,
+        {key: _caller(module, *key) for key in keys}))
+    return {(count, result, optional, release): _builtin(
+        address(symbols[count, result, optional, release]), "call", _METH_FASTCALL,
         f"call(address, *arguments): a C function of {count} ints returning {result}, called "
-        "with the GIL released.", [library]) for count, result, optional in CALLER_SIGNATURES}
+        f"with the GIL {'released' if release else 'held'}.", [library])
+        for count, result, optional, release in keys}
 
 
-def c_caller(count, result, optional=0):
+def c_caller(count, result, optional=0, release=True):
     """A builtin ``call(address, *arguments)`` that calls the C function at ``address``, which
     takes ``count`` ints (``intptr_t``; the last ``optional`` ones 0 where left out) and returns
     nothing (``result="none"``: the call returns None) or an ``intptr_t`` (``"ssize"``: an int).
-    The GIL is released during the call: the function must not touch Python objects. One
-    builtin serves every function of a signature (pass ``functools.partial(call, address)``);
-    the signatures are those of ``CALLER_SIGNATURES``."""
+    The function must not touch Python objects. The GIL is released during the call, unless
+    not ``release``: for work smaller than releasing and taking back the GIL (about 30 ns).
+    One builtin serves every function of a signature (pass ``functools.partial(call,
+    address)``); the signatures are those of ``CALLER_SIGNATURES``."""
     try:
-        return _callers()[count, result, optional]
+        return _callers()[count, result, optional, release]
     except KeyError:
-        raise ValueError(f"no caller for {count} ints returning {result} ({optional} optional); "
-                         "add it to CALLER_SIGNATURES") from None
+        raise ValueError(f"no caller for {count} ints returning {result} ({optional} optional, "
+                         f"release={release}); add it to CALLER_SIGNATURES") from None
 
 
 def _copy_memory(module):

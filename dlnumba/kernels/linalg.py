@@ -20,7 +20,8 @@ from numba.extending import overload
 
 from ..shared.tags import storage
 from .transfer import _typed_pointer
-from .walk import compile_call
+from .._native import c_caller
+from .walk import compile_run
 
 
 def _matrix(address, offset, rows, cols, tag):
@@ -89,14 +90,23 @@ def matmul(x1, offsets1, x2, offsets2, out, m, k, n, tag):
                  result[b])
 
 
+# Products of at most this many multiply-adds (about 0.3 us) keep the GIL: releasing and taking
+# it back would cost more than the work frees for other threads.
+HELD_GIL_PRODUCT = 4096
+
+
 @functools.cache
 def plain_matmul(tag):
     """``call(x1, x2, out, m, k, n)``: ``out = x1 @ x2`` for C-contiguous ``m x k`` and
-    ``k x n`` matrices of dtype ``tag`` at those addresses; a builtin, for small products."""
+    ``k x n`` matrices of dtype ``tag`` at those addresses; a builtin, for small products.
+    Returns two: the first keeps the GIL (for at most ``HELD_GIL_PRODUCT`` multiplications),
+    the second releases it."""
     def product(x1, x2, out, m, k, n):
         _product(_matrix(x1, 0, m, k, tag), _matrix(x2, 0, k, n, tag), _matrix(out, 0, m, n, tag))
 
-    return compile_call(product, 6, "none")
+    address = compile_run(product, types.void(*[types.intp] * 6))
+    return tuple(functools.partial(c_caller(6, "none", release=release), address)
+                 for release in (False, True))
 
 
 @njit(cache=True, nogil=True)
