@@ -92,6 +92,24 @@ def test_c_callers_convert_their_arguments_and_fill_left_out_ones_with_zero():
         _native.c_caller(2, "ssize")
 
 
+def test_a_caller_releases_the_gil_unless_asked_to_hold_it():
+    from numba import cfunc, types
+
+    holds_gil = types.ExternalFunction("PyGILState_Check", types.int32())
+
+    @cfunc(types.void(types.CPointer(types.int64), *[types.intp] * 5))
+    def record(target, a, b, c, d, e):
+        target[0] = holds_gil()
+
+    flag = np.full(1, -1, np.int64)
+    for release, held in [(True, 0), (False, 1)]:
+        _native.c_caller(6, "none", release=release)(record.address, flag.ctypes.data, 0, 0, 0,
+                                                     0, 0)
+        assert flag[0] == held
+    with pytest.raises(ValueError, match="release=False"):
+        _native.c_caller(6, "ssize", release=False)
+
+
 def test_the_walk_caller_fills_a_left_out_address_with_zero():
     from numba import cfunc, types
 
