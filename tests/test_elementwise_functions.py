@@ -1084,6 +1084,21 @@ def test_vectorized_float32_functions_over_the_whole_range(name):
     assert_matches(name, to_numpy(call(name, xp.asarray(np.repeat(values, 2))[::2])), expected,
                    "float32")
 
+def test_vectorized_float64_log_over_the_whole_range():
+    """dlnumba's own float64 logarithm (not libm's), contiguous and strided: random bit patterns
+    of every sign and exponent, subnormals, zeros, infinities and NaN against NumPy's."""
+    bits = np.random.default_rng(0).integers(0, 1 << 64, 1 << 18, dtype=np.uint64,
+                                             endpoint=False)
+    values = np.concatenate([bits.view(np.float64), np.array(
+        [0.0, -0.0, inf, -inf, nan, 1.0, -1.0, 1.7976931348623157e308, 5e-324,
+         2.2250738585072014e-308, 0.7071067811865476, 1.4142135623730951], np.float64)])
+    with np.errstate(all="ignore"):
+        expected = np.log(values)
+    assert_matches("log", to_numpy(xp.log(xp.asarray(values))), expected, "float64")
+    assert_matches("log", to_numpy(xp.log(xp.asarray(np.repeat(values, 2))[::2])), expected,
+                   "float64")
+
+
 def test_nextafter_steps_to_the_neighbour_float32_float64():
     for dtype in ("float32", "float64"):
         info = np.finfo(dtype)
