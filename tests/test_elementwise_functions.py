@@ -1099,6 +1099,26 @@ def test_vectorized_float64_log_over_the_whole_range():
                    "float64")
 
 
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_vectorized_float64_sine_and_cosine_near_multiples_of_half_pi(name):
+    """dlnumba's own float64 sine and cosine (below 2**20; libm's beyond), contiguous and
+    strided, where the reduced argument is smallest: the doubles next to k * pi/2 for k up to
+    600000, then random values of every magnitude, zeros, infinities and NaN, against libm."""
+    k = np.concatenate([np.arange(1.0, 3000.0), np.random.default_rng(0).integers(
+        3000, 600000, 3000).astype(np.float64)])
+    near = k * (math.pi / 2)
+    values = np.concatenate([near, np.nextafter(near, 0), np.nextafter(near, inf), -near,
+                             np.random.default_rng(1).random(3000) * 10.0 ** np.arange(
+                                 -20, 10, 0.01)[:3000],
+                             [0.0, -0.0, inf, -inf, nan, 1048576.0, 1048577.0, 1e300, 5e-324]])
+    expected = np.array([getattr(math, name)(v) if math.isfinite(v) else nan for v in values])
+    assert_matches(name, to_numpy(call(name, xp.asarray(values))), expected, "float64")
+    assert_matches(name, to_numpy(call(name, xp.asarray(np.repeat(values, 2))[::2])), expected,
+                   "float64")
+    if name == "sin":
+        assert math.copysign(1.0, to_numpy(xp.sin(xp.asarray(np.full(1 << 15, -0.0))))[0]) < 0
+
+
 def test_nextafter_steps_to_the_neighbour_float32_float64():
     for dtype in ("float32", "float64"):
         info = np.finfo(dtype)

@@ -212,16 +212,17 @@ def cos(x):
 
 
 COMMON_LIMIT = 16777216.0  #: the largest float32 ``|x|`` that sin_common and cos_common take
+COMMON_LIMIT_64 = 1048576.0  #: the largest float64 ``|x|`` that sin_common and cos_common take
 
 
 def sin_common(x):
-    """:func:`sin`, faster, for float32 ``|x| <= COMMON_LIMIT`` (and inf, NaN) only (compiled
-    only)."""
+    """:func:`sin`, faster, for float32 ``|x| <= COMMON_LIMIT`` (and inf, NaN) and float64
+    ``|x| <= COMMON_LIMIT_64`` (and NaN) only, within one ULP (compiled only)."""
 
 
 def cos_common(x):
-    """:func:`cos`, faster, for float32 ``|x| <= COMMON_LIMIT`` (and inf, NaN) only (compiled
-    only)."""
+    """:func:`cos`, faster, for float32 ``|x| <= COMMON_LIMIT`` (and inf, NaN) and float64
+    ``|x| <= COMMON_LIMIT_64`` (and NaN) only, within one ULP (compiled only)."""
 
 
 def outside_common(x):
@@ -308,8 +309,77 @@ def _sine_common_float32(quarter_turns):
     return function
 
 
+# pi/2 in pieces (fdlibm's pio2_1, pio2_2, pio2_3, pio2_3t): the first three have 33 bits each,
+# so that k times one is exact for |k| < 2**20; together the four hold 152 bits of pi/2.
+_HALF_PI_PIECES = (1.57079632673412561417e+00, 6.07710050630396597660e-11,
+                   2.02226624871116645580e-21, 8.47842766036889956997e-32)
+
+
+@register_jitable
+def _two_difference(a, b):
+    """``a - b`` rounded and its rounding error, exactly (Knuth's TwoSum)."""
+    difference = a - b
+    b_part = a - difference
+    return difference, (a - (difference + b_part)) + (b_part - b)
+
+
+@register_jitable
+def _sine_of_reduced_float64(x, high, low, k, quarter_turns):
+    """sin(x + quarter_turns * pi/2) of a float64 ``x`` = k * pi/2 + high + low, ``k`` an
+    integral float64 below 2**51, |high| a little over pi/4 at most, |low| below half its ULP:
+    Taylor series to the 17th (sine) and 18th (cosine) power, whose first omitted terms stay
+    below 2**-62 there (sin(-0) is -0)."""
+    z = high * high
+    sine = fused_multiply_add(z, 1.0 / 355687428096000.0, -1.0 / 1307674368000.0)
+    sine = fused_multiply_add(z, sine, 1.0 / 6227020800.0)
+    sine = fused_multiply_add(z, sine, -1.0 / 39916800.0)
+    sine = fused_multiply_add(z, sine, 1.0 / 362880.0)
+    sine = fused_multiply_add(z, sine, -1.0 / 5040.0)
+    sine = fused_multiply_add(z, sine, 1.0 / 120.0)
+    sine = fused_multiply_add(z, sine, -1.0 / 6.0)
+    # sin(high + low) = sin(high) + low * cos(high), cos(high) = 1 - z/2 to the bits it adds
+    sine = high + fused_multiply_add(high * z, sine, low * fused_multiply_add(z, -0.5, 1.0))
+    cosine = fused_multiply_add(z, -1.0 / 6402373705728000.0, 1.0 / 20922789888000.0)
+    cosine = fused_multiply_add(z, cosine, -1.0 / 87178291200.0)
+    cosine = fused_multiply_add(z, cosine, 1.0 / 479001600.0)
+    cosine = fused_multiply_add(z, cosine, -1.0 / 3628800.0)
+    cosine = fused_multiply_add(z, cosine, 1.0 / 40320.0)
+    cosine = fused_multiply_add(z, cosine, -1.0 / 720.0)
+    cosine = fused_multiply_add(z, cosine, 1.0 / 24.0)
+    # 1 - z/2 + z*z*cosine - low*high, with the rounding error of 1 - z/2 added back (fdlibm)
+    half_z = 0.5 * z
+    one_less = 1.0 - half_z
+    cosine = one_less + (((1.0 - one_less) - half_z)
+                         + fused_multiply_add(z * z, cosine, -low * high))
+    quadrant = reinterpret(k + _ROUNDER, np.int64) + quarter_turns  # low bits: k modulo 4
+    y = cosine if quadrant & 1 else sine
+    y = -y if quadrant & 2 else y
+    return x if x == 0 and quarter_turns == 0 else y
+
+
+def _sine_common_float64(quarter_turns):
+    """sin(x + quarter_turns * pi/2) of a float64 ``x`` with ``|x| <= COMMON_LIMIT_64``.
+
+    x - k*pi/2 (fdlibm's three-step reduction, k below 2**20): x - k*piece0 is exact, and the
+    differences with k*piece1 and k*piece2 (exact products) keep their rounding errors, so
+    high + low holds the reduced argument to about 2**-130 absolute, or better where it is
+    small: its ULP even where x lies closest to a multiple of pi/2.
+    """
+    def function(x):
+        k = (x * 0.6366197723675814 + _ROUNDER) - _ROUNDER
+        first = x - k * _HALF_PI_PIECES[0]
+        second, error = _two_difference(first, k * _HALF_PI_PIECES[1])
+        third, error2 = _two_difference(second, k * _HALF_PI_PIECES[2])
+        low = (error + error2) - k * _HALF_PI_PIECES[3]
+        high = third + low
+        return _sine_of_reduced_float64(x, high, low - (high - third), k, quarter_turns)
+
+    return function
+
+
 overload(sin)(_by_precision(_sine_float32(0), lambda x: np.sin(x)))
 overload(cos)(_by_precision(_sine_float32(1), lambda x: np.cos(x)))
-overload(sin_common)(_by_precision(_sine_common_float32(0), lambda x: np.sin(x)))
-overload(cos_common)(_by_precision(_sine_common_float32(1), lambda x: np.cos(x)))
-overload(outside_common)(_by_precision(lambda x: abs(x) > COMMON_LIMIT, lambda x: False))
+overload(sin_common)(_by_precision(_sine_common_float32(0), _sine_common_float64(0)))
+overload(cos_common)(_by_precision(_sine_common_float32(1), _sine_common_float64(1)))
+overload(outside_common)(_by_precision(lambda x: abs(x) > COMMON_LIMIT,
+                                       lambda x: abs(x) > COMMON_LIMIT_64))
