@@ -242,6 +242,33 @@ def test_compiled_pieces_run_once_each_for_callers_on_several_threads():
     assert not failures
 
 
+def test_large_elementwise_calls_run_in_pieces_on_every_layout():
+    """Calls above the parallel threshold, cut into pieces that the engine's threads run:
+    contiguous, transposed, reversed, broadcast and stride-2 operands, a unary function, one
+    with common code and libm's arguments beyond it, and an operand with 7 dimensions
+    shorter than the pieces."""
+    rng = np.random.default_rng(3)
+    a = rng.random((1024, 700)) * 4e6 - 2e6
+    b = rng.random((700, 1024)).astype(np.float32)
+    row = rng.random(700)
+    cases = [
+        (lambda m: m.add, lambda x, y: (x, y.T)),
+        (lambda m: m.multiply, lambda x, y: (x[::-1, ::-2], y.T[:, ::2])),
+        (lambda m: m.subtract, lambda x, y: (x, row if x is a else xp.asarray(row))),
+        (lambda m: m.sin, lambda x, y: (x[:, ::-1],)),
+        (lambda m: m.exp, lambda x, y: (y.T[::2],)),
+        (lambda m: m.sqrt, lambda x, y: (y,)),
+    ]
+    x, y = xp.asarray(a), xp.asarray(b)
+    for function, operands in cases:
+        expected = function(np)(*operands(a, b))
+        got = to_numpy(function(xp)(*operands(x, y)))
+        np.testing.assert_allclose(got, expected, rtol=1e-6 if expected.dtype == np.float32
+                                   else 4e-15)
+    c = rng.random((7,) * 7)
+    np.testing.assert_allclose(to_numpy(xp.cos(xp.asarray(c))), np.cos(c), rtol=4e-15)
+
+
 @pytest.mark.parametrize("axis", [None, 0, (1, 3, 5), 6])
 def test_reduction_over_many_short_axes_on_both_cores(axis):
     """A large reduction whose dimensions are all shorter than the pieces it would be cut into."""

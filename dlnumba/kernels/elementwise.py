@@ -1,34 +1,38 @@
 """Elementwise kernels: one scalar operation applied over broadcast, strided layouts.
 
-A call's types travel in one *signature*: an empty array whose record dtype holds the operation's
-tag (a record whose one field names the implementation, ``"add:float"``) and the tags of the
-operands', the output's and the computation's dtypes. Each (operation, dtypes) pair is its own
-compiled specialization, cached on disk. The shape and every operand's strides travel as the
-rows of one int64 array: a small call unboxes two arrays and the addresses, nothing more.
-Operands are loaded from storage and converted to the computation dtype, combined by the scalar
-function from :mod:`.shared.scalar`, and stored converted to the output's dtype.
+A call's types travel in one *signature*: the record dtype (or an empty array of it) that holds
+the operation's tag (a record whose one field names the implementation, ``"add:float"``) and
+the tags of the operands', the output's and the computation's dtypes. Each (operation, dtypes)
+pair is its own compiled C function, cached on disk, called by address with ints only: the
+addresses of the operands and of the layout, whose rows are the shape and every operand's
+strides. Operands are loaded from storage and converted to the computation dtype, combined by
+the scalar function from :mod:`.shared.scalar`, and stored converted to the output's dtype.
 
 Small arrays run :func:`strided_run`'s runs under :mod:`.walk`'s walk: one strided loop per
-(operation, dtypes), quick to compile. Large arrays run :func:`unary` and :func:`binary`, whose
-innermost dimension has a contiguous fast path (and one for a broadcast scalar operand) that
-LLVM vectorizes; :func:`unary` gathers a strided input onto the stack, a block at a time, to
-run that path too. An operation with common code (``sin``, ``cos``) runs :func:`unary_common`.
+(operation, dtypes), quick to compile. Large arrays run :func:`unary` and :func:`binary` (in
+:func:`layout_run`), whose innermost dimension has a contiguous fast path (and one for a
+broadcast scalar operand) that LLVM vectorizes; :func:`unary` gathers a strided input onto the
+stack, a block at a time, to run that path too. An operation with common code (``sin``,
+``cos``) runs :func:`unary_common`. The largest calls are cut into pieces that the engine's
+threads run (:func:`.threads.run_pieces`).
 """
 
 import functools
 
 import numpy as np
-from numba import njit
+from numba import carray, njit, types
 
 from .._layout import c_strides
+from .._native import c_caller
 from ..shared.conversions import convert, store
 from ..shared.plan import make_plan
 from ..shared.scalar import FUNCTIONS, apply, apply_common, outside_common
 from ..shared.tags import TAGS, signature_tag, unpack
 from .copy import copy_array
-from .threads import PARALLEL_BYTES, THREADS, VECTORIZED_SIZE, run_in_parallel
+from .threads import (PARALLEL_BYTES, PIECE, PIECES, RUNNER_WORDS, THREADS, VECTORIZED_SIZE,
+                      WORD, pieces_state, run_pieces)
 from .transfer import _typed_pointer, stack_values
-from .walk import advance, byte_layout, compile_run, entry_point, odometer, walk_function
+from .walk import advance, byte_layout, call_function, compile_run, odometer, walk_function
 
 @functools.lru_cache(maxsize=None)
 def strided_run(signature):
@@ -57,7 +61,7 @@ def strided_run(signature):
 _GATHERED = 64  # elements of a strided input gathered at a time (on the stack)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(inline="always", error_model="numpy")
 def unary(signature, layout, x_address, out_address):
     """``out = op(x)`` over a planned layout: ``layout``'s rows are the shape and the strides
     (in elements) of ``x`` and ``out``, at least 2-D."""
@@ -93,7 +97,7 @@ def unary(signature, layout, x_address, out_address):
         bx, bo = advance(index, shape, last - 1, (bx, bo), x_strides, out_strides)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(inline="always", error_model="numpy")
 def unary_common(signature, layout, x_address, out_address):
     """:func:`unary` for an operation with common code (:attr:`.scalar.Elementwise.common`),
     block by block: the input gathered onto the stack, the common code's vectorized loop, the
@@ -132,7 +136,7 @@ def unary_common(signature, layout, x_address, out_address):
         bx, bo = advance(index, shape, last - 1, (bx, bo), x_strides, out_strides)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(inline="always", error_model="numpy")
 def binary(signature, layout, x_address, y_address, out_address):
     """``out = op(x, y)`` over a planned layout: ``layout``'s rows are the shape and the
     strides (in elements) of ``x``, ``y`` and ``out``, at least 2-D."""
@@ -174,6 +178,44 @@ def binary(signature, layout, x_address, y_address, out_address):
 
 # ---- the engine: jobs and threads ----
 
+_KERNELS = (unary, unary_common, binary)
+LAYOUT_RUN = types.void(*[types.intp] * 5)  # run(layout, ndim, a0, a1, a2)
+
+
+@functools.lru_cache(maxsize=None)
+def layout_run(kernel_index, signature_dtype):
+    """The address of ``run(layout, ndim, a0, a1, a2)``: ``_KERNELS[kernel_index]`` for the
+    signature of this dtype over the layout at address ``layout`` (its rows of ``ndim`` words),
+    the operands at ``a0``, ``a1`` (and ``a2``)."""
+    signature = signature_dtype  # the kernels unpack a dtype as they do a signature
+    rows = 4 if kernel_index == 2 else 3
+
+    def run(layout_address, ndim, a0, a1, a2):
+        layout = carray(_typed_pointer(layout_address, WORD), (rows, ndim))
+        # Constants of the closure: Numba prunes the other branches.
+        if kernel_index == 0:
+            unary(signature, layout, a0, a1)
+        elif kernel_index == 1:
+            unary_common(signature, layout, a0, a1)
+        else:
+            binary(signature, layout, a0, a1, a2)
+    return compile_run(run, LAYOUT_RUN)
+
+
+def _piece(words_address, k):
+    """``piece(words, k)`` (:func:`.threads.pieces_state`) of a large elementwise call:
+    ``words`` are the address of the pieces' table, the plan's ndim, the address of its
+    :func:`layout_run`, then the operands' base addresses; the table's row ``k`` is the address
+    of the piece's layout and the operands' byte offsets."""
+    words = carray(_typed_pointer(words_address, WORD), 6)
+    row = carray(_typed_pointer(words[0] + 32 * k, WORD), 4)
+    call_function(words[2], (row[0], words[1], words[3] + row[1], words[4] + row[2],
+                             words[5] + row[3]))
+
+
+_BASES = RUNNER_WORDS + 3  # where a large call's state holds its operands' base addresses
+_piece_address = functools.cache(lambda: compile_run(_piece, PIECE))
+
 
 class _ElementwiseJob:
     """Everything about an elementwise call that depends only on its layouts and dtypes.
@@ -184,7 +226,7 @@ class _ElementwiseJob:
     itself, a builtin that takes the addresses directly."""
 
     __slots__ = ("plan", "kernel", "signature", "layout", "sizes", "starts", "lows", "highs",
-                 "parallel", "run", "call")
+                 "parallel", "run", "call", "state", "pieces")
 
     def __init__(self, name, kind, layouts, shape, compute_dtype):
         self.plan = plan = make_plan(shape, *(strides for strides, _ in layouts))
@@ -210,12 +252,13 @@ class _ElementwiseJob:
             self.run = walk_function(strided_run(self.signature.dtype), self.layout)
             self.call = self._call_walk if any(self.starts) else self.run
         else:
-            # The compiled function itself: a job's argument types never change, and Numba's
-            # dispatch (typing each argument) would cost more than the call's own work.
-            self.run = entry_point(self.kernel, self.signature, self.layout,
-                                   *self._placed(addresses))
-            self.call = self._call_kernel
+            self.run = functools.partial(c_caller(5, "none", optional=1), self._layout_run(),
+                                         self.layout.ctypes.data, self.layout.shape[1])
+            self.call = self._call_walk
         self.call(*addresses)
+
+    def _layout_run(self):
+        return layout_run(_KERNELS.index(self.kernel), self.signature.dtype)
 
     def _placed(self, addresses):
         return [address + start for address, start in zip(addresses, self.starts)]
@@ -223,16 +266,29 @@ class _ElementwiseJob:
     def _call_walk(self, *addresses):
         self.run(*self._placed(addresses))
 
-    def _call_kernel(self, *addresses):
-        self.run(self.signature, self.layout, *self._placed(addresses))
+    def call_pieces(self, *addresses):
+        """Run the call in pieces on the engine's threads (a large job)."""
+        try:
+            state = self.state.copy()
+        except AttributeError:
+            state = self._pieces_state().copy()
+        state[_BASES:_BASES + len(addresses)] = addresses
+        run_pieces(state)
 
-    def arguments(self, addresses, plan_shape, offsets):
-        """The kernel's arguments for the part of the plan of ``plan_shape`` at ``offsets``."""
-        layout = self.layout.copy()
-        layout[0] = plan_shape
-        return (self.signature, layout,
-                *[address + start + offset * size for address, start, offset, size
-                  in zip(addresses, self.starts, offsets, self.sizes)])
+    def _pieces_state(self):
+        parts = self.plan.split(PIECES)
+        layouts = np.empty((len(parts), *self.layout.shape), np.int64)
+        table = np.zeros((len(parts), 4), np.int64)
+        for k, (offsets, shape) in enumerate(parts):
+            layouts[k] = self.layout
+            layouts[k, 0] = shape
+            table[k, 0] = layouts[k].ctypes.data
+            table[k, 1:1 + len(offsets)] = [start + offset * size for start, offset, size
+                                            in zip(self.starts, offsets, self.sizes)]
+        self.pieces = (layouts, table)  # kept alive: the state has their addresses
+        self.state = pieces_state(_piece_address(), len(parts), [
+            table.ctypes.data, self.layout.shape[1], self._layout_run(), 0, 0, 0])
+        return self.state
 
 
 _job = functools.lru_cache(maxsize=4096)(_ElementwiseJob)
@@ -284,5 +340,4 @@ def apply_elementwise(name, kind, inputs, out, shape, compute_dtype):
     if not job.parallel:
         job.call(*addresses)
         return
-    run_in_parallel(job.kernel, [job.arguments(addresses, part, offsets)
-                                 for offsets, part in job.plan.split(THREADS)])
+    job.call_pieces(*addresses)

@@ -32,7 +32,7 @@ from ..shared.reductions import (COMBINE_PARTIALS, OP_TAGS, OPERATIONS, beyond, 
 from ..shared.tags import TAGS, storage
 from .copy import copy_array
 from .threads import (PARALLEL_BYTES, PIECE, PIECES, RUNNER_WORDS, THREADS, VECTORIZED_SIZE,
-                      pieces_state, run_in_parallel, run_pieces)
+                      WORD, pieces_state, run_in_parallel, run_pieces)
 from .transfer import _typed_pointer, stack_values
 from .walk import advance, byte_layout, compile_run, odometer, walk_function
 
@@ -42,7 +42,6 @@ _BLOCK = 128
 # block's end costs a streaming run as much as 1024 elements more would).
 _VECTOR_BLOCK = 2048
 _INT64_TAG = np.empty(0, np.int64)
-_WORD = np.dtype(np.int64)
 _VECTOR_BYTES = 64  # one AVX-512 register; LLVM splits the vectors where registers are narrower
 _VECTORS = 4  # independent vector accumulators: enough to hide an addition's latency
 # The scalar operations the vector loop combines with: LLVM instruction or intrinsic names.
@@ -348,12 +347,12 @@ def reduce_piece(op, x_tag, acc_tag):
     input strides, then the accumulator's and the input's base addresses; the table's row ``k``
     is the piece's accumulator and input offsets (bytes) and the address of its shape."""
     def piece(words_address, k):
-        words = carray(_typed_pointer(words_address, _WORD), _PIECE_WORDS)
-        row = carray(_typed_pointer(words[0] + 24 * k, _WORD), 3)
+        words = carray(_typed_pointer(words_address, WORD), _PIECE_WORDS)
+        row = carray(_typed_pointer(words[0] + 24 * k, WORD), 3)
         ndim = words[1]
-        _reduce(op, carray(_typed_pointer(row[2], _WORD), ndim), words[5] + row[1],
-                carray(_typed_pointer(words[3], _WORD), ndim), x_tag, words[4] + row[0],
-                carray(_typed_pointer(words[2], _WORD), ndim), acc_tag)
+        _reduce(op, carray(_typed_pointer(row[2], WORD), ndim), words[5] + row[1],
+                carray(_typed_pointer(words[3], WORD), ndim), x_tag, words[4] + row[0],
+                carray(_typed_pointer(words[2], WORD), ndim), acc_tag)
     return compile_run(piece, PIECE)
 
 

@@ -117,6 +117,7 @@ def run_in_parallel(kernel, calls):
 # ---- pieces run in compiled code ----
 
 PIECE = types.void(types.intp, types.intp)  # a piece's C signature: piece(words, k)
+WORD = np.dtype(np.int64)  # the type of a piece's words, as _typed_pointer reads them
 # A pieces' state: these words, then the pieces' own. A thread's slot holds _IDLE (not waiting
 # in compiled code), _WAITING, _BUSY (running pieces it was handed there) or a state's address.
 _COUNT, _NEXT, _DONE, _PIECE, _POSTED, _LEFT, RUNNER_WORDS = range(7)

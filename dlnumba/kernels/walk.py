@@ -36,14 +36,19 @@ def odometer(typingctx, ndim):
 
 
 @intrinsic
-def _call_run(typingctx, run, n, a0, s0, a1, s1, a2, s2):
-    """Call the run function at address ``run``."""
+def call_function(typingctx, address, arguments):
+    """Call the C function ``void f(intptr_t, ...)`` at ``address`` with the ints of the tuple
+    ``arguments`` (compiled only). The caller's code stays apart from the function's: neither
+    is inlined into, nor compiled again with, the other."""
+    count = len(arguments)
+
     def codegen(context, builder, signature, args):
-        function_type = ir.FunctionType(ir.VoidType(), [ir.IntType(64)] * 7)
-        builder.call(builder.inttoptr(args[0], function_type.as_pointer()), list(args[1:]))
+        function_type = ir.FunctionType(ir.VoidType(), [ir.IntType(64)] * count)
+        builder.call(builder.inttoptr(args[0], function_type.as_pointer()),
+                     cgutils.unpack_tuple(builder, args[1], count))
         return context.get_dummy_value()
 
-    return types.void(*[types.intp] * 8), codegen
+    return types.void(types.intp, arguments), codegen
 
 
 @intrinsic
@@ -73,7 +78,7 @@ def _walk(run, layout, a0, a1, a2):
         outer *= shape[d]
     index = odometer(ndim)
     for _ in range(outer):
-        _call_run(run, shape[last], a0, s0[last], a1, s1[last], a2, s2[last])
+        call_function(run, (shape[last], a0, s0[last], a1, s1[last], a2, s2[last]))
         a0, a1, a2 = advance(index, shape, last - 1, (a0, a1, a2), s0, s1, s2)
 
 
