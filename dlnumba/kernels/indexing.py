@@ -85,7 +85,7 @@ def gather(src_address, offsets, dst_address, unit):
         dst[k] = src[offsets[k]]
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")  # compiled only into the C functions that call it (kernels.__init__)
 def take(src_address, size, stride, index_address, count, dst_address, unit, index_unit):
     """``dst[k] = src[wrap(index[k]) * stride]`` for ``count`` contiguous int64 indices (read
     through ``index_unit``, uint64) into a contiguous ``dst``; return the position of the first
@@ -158,7 +158,7 @@ def compress(src_address, size, stride, mask_address, mask_stride, dst_address, 
     return count
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")  # compiled only into the C function that calls it (kernels.__init__)
 def expand(src_address, src_stride, size, mask_address, mask_stride, dst_address, stride, unit,
            flag_unit):
     """``dst[i * stride] = src[k * src_stride]`` for the ``k``-th true bool
