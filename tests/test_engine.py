@@ -269,6 +269,28 @@ def test_large_elementwise_calls_run_in_pieces_on_every_layout():
     np.testing.assert_allclose(to_numpy(xp.cos(xp.asarray(c))), np.cos(c), rtol=4e-15)
 
 
+def test_threads_making_the_same_large_elementwise_call_first_at_once():
+    """Four Python threads make the first call of a new large layout together: they share its
+    job, and each gets the whole result."""
+    import threading
+
+    a = np.random.default_rng(4).random((613, 1031))
+    x, barrier, results = xp.asarray(a), threading.Barrier(4), []
+
+    def call():
+        barrier.wait()
+        results.append(to_numpy(x[:, ::-1] * 2.0 + x[:, ::-1]))
+
+    threads = [threading.Thread(target=call) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 4
+    for result in results:
+        np.testing.assert_array_equal(result, a[:, ::-1] * 2.0 + a[:, ::-1])
+
+
 @pytest.mark.parametrize("axis", [None, 0, (1, 3, 5), 6])
 def test_reduction_over_many_short_axes_on_both_cores(axis):
     """A large reduction whose dimensions are all shorter than the pieces it would be cut into."""

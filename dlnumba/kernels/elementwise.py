@@ -245,16 +245,18 @@ class _ElementwiseJob:
         self.lows = [low * size for (low, _), size in zip(plan.extents, sizes)]
         self.highs = [(high + 1) * size for (_, high), size in zip(plan.extents, sizes)]
         self.parallel = plan.size * sizes[-1] >= PARALLEL_BYTES and THREADS > 1
+        # Made here, not on first use: a job may be shared by threads calling at once.
+        self.state = self._pieces_state() if self.parallel else None
         self.call = self._first_call
 
     def _first_call(self, *addresses):
         if self.kernel is None:
             self.run = walk_function(strided_run(self.signature.dtype), self.layout)
-            self.call = self._call_walk if any(self.starts) else self.run
+            self.call = self._call_placed if any(self.starts) else self.run
         else:
             self.run = functools.partial(c_caller(5, "none", optional=1), self._layout_run(),
                                          self.layout.ctypes.data, self.layout.shape[1])
-            self.call = self._call_walk
+            self.call = self._call_placed
         self.call(*addresses)
 
     def _layout_run(self):
@@ -263,15 +265,12 @@ class _ElementwiseJob:
     def _placed(self, addresses):
         return [address + start for address, start in zip(addresses, self.starts)]
 
-    def _call_walk(self, *addresses):
+    def _call_placed(self, *addresses):
         self.run(*self._placed(addresses))
 
     def call_pieces(self, *addresses):
-        """Run the call in pieces on the engine's threads (a large job)."""
-        try:
-            state = self.state.copy()
-        except AttributeError:
-            state = self._pieces_state().copy()
+        """Run the call in pieces on the engine's threads (a job that is ``parallel``)."""
+        state = self.state.copy()
         state[_BASES:_BASES + len(addresses)] = addresses
         run_pieces(state)
 
@@ -286,9 +285,8 @@ class _ElementwiseJob:
             table[k, 1:1 + len(offsets)] = [start + offset * size for start, offset, size
                                             in zip(self.starts, offsets, self.sizes)]
         self.pieces = (layouts, table)  # kept alive: the state has their addresses
-        self.state = pieces_state(_piece_address(), len(parts), [
+        return pieces_state(_piece_address(), len(parts), [
             table.ctypes.data, self.layout.shape[1], self._layout_run(), 0, 0, 0])
-        return self.state
 
 
 _job = functools.lru_cache(maxsize=4096)(_ElementwiseJob)
