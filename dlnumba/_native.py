@@ -217,7 +217,7 @@ def c_builtin(address, name, kinds, doc, finish=None, extra=0):
 # left out, whether the GIL is released: True, False or both). All are compiled in one module,
 # on first use: one LLVM compilation per process.
 CALLER_SIGNATURES = (
-    (5, "none", 1, (True, False)),  # the small-array walk (kernels.walk)
+    (5, "none", 1, (True, False)),  # the small-array walk; a large elementwise call's run
     (6, "ssize", 0, (True,)),  # take
     (6, "none", 0, (True, False)),  # small matmul
     (7, "none", 0, (True,)),  # a boolean mask's assignment (expand)

@@ -20,7 +20,7 @@ from .copy import copy_array
 from .elementwise import apply_elementwise, elementwise_job
 from .reduction import arg_reduce_array, reduce_array, reduce_job, scan_array
 from .sorting import key_layout
-from .threads import (PARALLEL_BYTES, PIECE, PIECES, RUNNER_WORDS, THREADS, pieces_state,
+from .threads import (PARALLEL_BYTES, PIECE, PIECES, RUNNER_WORDS, THREADS, WORD, pieces_state,
                       run_in_parallel, run_pieces)
 from .transfer import _typed_pointer
 from .walk import Direct, compile_call, compile_run
@@ -154,7 +154,7 @@ def _take_piece(itemsize):
     unit, index_unit = _UNITS[itemsize], _UNITS[8]
 
     def piece(words_address, k):
-        words = carray(_typed_pointer(words_address, _INT64), 6 + PIECES)
+        words = carray(_typed_pointer(words_address, WORD), 6 + PIECES)
         count = words[4]
         start, end = count * k // PIECES, count * (k + 1) // PIECES
         words[6 + k] = indexing.take(words[0], words[1], words[2], words[3] + 8 * start,

@@ -24,7 +24,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .walk import compile_call
+from .walk import call_function, compile_call
 
 # Both cores pay off for tiled transposes and for float16/bfloat16 conversions; a streaming
 # copy or cast is bound by memory bandwidth, which one core saturates here (a second measured
@@ -166,17 +166,6 @@ def _store(typingctx, address, value):
 
 
 @intrinsic
-def _call_piece(typingctx, piece, words, k):
-    """Call the C function ``void piece(words, k)`` at address ``piece``."""
-    def codegen(context, builder, signature, args):
-        function = ir.FunctionType(ir.VoidType(), [ir.IntType(64)] * 2)
-        builder.call(builder.inttoptr(args[0], function.as_pointer()), list(args[1:]))
-        return context.get_dummy_value()
-
-    return types.void(types.intp, types.intp, types.intp), codegen
-
-
-@intrinsic
 def _pause(typingctx):
     """A spinning thread's hint to the core (x86 ``pause``; nothing elsewhere)."""
     def codegen(context, builder, signature, args):
@@ -213,7 +202,7 @@ def _drain(state):
         k = _fetch_add(state + 8 * _NEXT, 1)
         if k >= count:
             return
-        _call_piece(piece, state + 8 * RUNNER_WORDS, k)
+        call_function(piece, (state + 8 * RUNNER_WORDS, k))
         _fetch_add(state + 8 * _DONE, 1)
 
 

@@ -254,6 +254,15 @@ def _modulo_4(t):
 
 
 @register_jitable
+def _in_quadrant(sine, cosine, turns):
+    """sin(r + turns * pi/2) from sin(r) and cos(r), ``turns`` an integral float64 below
+    2**51."""
+    quadrant = reinterpret(turns + _ROUNDER, np.int64)  # low bits: turns modulo 4
+    y = cosine if quadrant & 1 else sine
+    return -y if quadrant & 2 else y
+
+
+@register_jitable
 def _sine_of_reduced(x, r, k, quarter_turns):
     """sin(x + quarter_turns * pi/2) of a float32 ``x`` = k * pi/2 + r, ``k`` an integral
     float64 below 2**51, |r| a little over pi/4 at most: polynomials within 2**-27 in float64
@@ -265,9 +274,7 @@ def _sine_of_reduced(x, r, k, quarter_turns):
     cosine = fused_multiply_add(z, 2.4423037803552694e-05, -1.3887224151684615e-03)
     cosine = fused_multiply_add(z, cosine, 4.1666643682060675e-02)
     cosine = fused_multiply_add(z * z, cosine, fused_multiply_add(z, -0.5, 1.0))
-    quadrant = reinterpret(k + _ROUNDER, np.int64) + quarter_turns  # low bits: k modulo 4
-    y = cosine if quadrant & 1 else sine
-    y = np.float32(-y if quadrant & 2 else y)
+    y = np.float32(_in_quadrant(sine, cosine, k + quarter_turns))
     return x if x == 0 and quarter_turns == 0 else y
 
 
@@ -351,9 +358,7 @@ def _sine_of_reduced_float64(x, high, low, k, quarter_turns):
     one_less = 1.0 - half_z
     cosine = one_less + (((1.0 - one_less) - half_z)
                          + fused_multiply_add(z * z, cosine, -low * high))
-    quadrant = reinterpret(k + _ROUNDER, np.int64) + quarter_turns  # low bits: k modulo 4
-    y = cosine if quadrant & 1 else sine
-    y = -y if quadrant & 2 else y
+    y = _in_quadrant(sine, cosine, k + quarter_turns)
     return x if x == 0 and quarter_turns == 0 else y
 
 
