@@ -6,6 +6,7 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
+from dlnumba.kernels.indexing import PREFETCH_DISTANCE
 
 from helpers import to_numpy
 
@@ -62,6 +63,34 @@ def test_large_mask_is_counted_before_it_is_compressed(dtype):
     x = xp.asarray(a)[xp.asarray(mask)]
     assert np.array_equal(to_numpy(x), a[mask])
     assert x._owner.__len__() <= (mask.sum() + 1) * a.itemsize + 64  # room for the count only
+
+
+@pytest.mark.parametrize("count", [PREFETCH_DISTANCE - 1, PREFETCH_DISTANCE,
+                                   PREFETCH_DISTANCE + 1, 3000])
+def test_random_reads_and_writes_past_the_prefetch_distance_match_numpy(count):
+    """Gathers and scatters long enough to ask for elements ahead: ``take``, ``x[i]``,
+    ``x[i] = v`` on a reversed 1-D array, ``x[i, j]`` and ``x[i, j] = v`` on a transposed
+    one, with negative and repeated indices."""
+    rng = np.random.default_rng(count)
+    a = np.arange(2 * 5000, dtype=np.float64)[::-2]
+    i = rng.integers(-a.size, a.size, count)
+    x = xp.asarray(a)
+    assert np.array_equal(to_numpy(xp.take(x, xp.asarray(i))), np.take(a, i))
+    assert np.array_equal(to_numpy(x[xp.asarray(i)]), a[i])
+    values = np.arange(count, dtype=a.dtype)
+    expected = a.copy()
+    expected[i] = values
+    x[xp.asarray(i)] = xp.asarray(values)
+    assert np.array_equal(to_numpy(x), expected)
+
+    b = np.arange(60 * 70, dtype=np.int32).reshape(60, 70).T
+    key = rng.integers(-70, 70, count), rng.integers(-60, 60, count)
+    y = xp.asarray(b.copy())
+    assert np.array_equal(to_numpy(y[tuple(map(xp.asarray, key))]), b[key])
+    expected = b.copy()
+    expected[key] = values.astype(b.dtype)
+    y[tuple(map(xp.asarray, key))] = xp.asarray(values.astype(b.dtype))
+    assert np.array_equal(to_numpy(y), expected)
 
 
 @given(strided_arrays(), st.data())
