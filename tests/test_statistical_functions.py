@@ -193,13 +193,16 @@ def test_float32_sum_is_pairwise_accurate():
 def test_vectorized_float_reductions_keep_special_values(dtype, data):
     """Runs long enough for the vector accumulators (whole 128-element blocks and a rest):
     max and min equal NumPy's, a NaN wins, and a zero result is IEEE 754's maximum (minimum)
-    of the zeros, +0 above -0 (NumPy returns whichever zero it met first); sums stay close."""
+    of the zeros, +0 above -0 (NumPy returns whichever zero it met first); sums stay close.
+    Zeros of one sign with one of the other, or among positive (negative) values, make the
+    minimum (maximum) -0.0 (0.0) exactly where one is there."""
     n = data.draw(st.integers(1 << 14, (1 << 14) + 300))
     values = np.random.default_rng(data.draw(st.integers(0, 99))).random(n).astype(dtype)
     special = data.draw(st.sampled_from([np.nan, np.inf, -np.inf, 0.0, -0.0]))
     values[data.draw(st.integers(0, n - 1))] = special
     if special == 0:
-        values[:] = -0.0
+        values *= data.draw(st.sampled_from([0, 1, -1]))  # all zeros, or one sign of values
+        values[data.draw(st.integers(0, n - 1))] = -special
         values[data.draw(st.integers(0, n - 1))] = special
     x = xp.asarray(values)
     for name in ("max", "min"):
@@ -207,7 +210,9 @@ def test_vectorized_float_reductions_keep_special_values(dtype, data):
         actual = to_numpy(getattr(xp, name)(x))
         np.testing.assert_array_equal(actual, expected)
         if expected == 0:
-            assert np.signbit(actual) == (name == "min" or bool(np.signbit(special)))
+            winner = -0.0 if name == "min" else 0.0
+            there = any(v == 0 and np.signbit(v) == np.signbit(winner) for v in values)
+            assert np.signbit(actual) == np.signbit(winner if there else -winner)
     exact = values.astype(np.float64).sum()
     np.testing.assert_allclose(to_numpy(xp.sum(x)), exact, rtol=1e-5 if dtype == "float32"
                                else 1e-12)

@@ -82,9 +82,11 @@ def _vector_combine(typingctx, op, pointer, start, count):
     ``i % lanes`` of accumulator ``i // lanes % _VECTORS``. The accumulators are then combined
     pairwise, and so are the halves of the last one, down to one value.
 
-    A maximum or minimum first takes the processor's own comparison (one instruction, where
-    ``llvm.maximum`` takes six), noting NaNs on the side; where it saw a NaN or ends at zero
-    (whose sign the quick comparison does not order), the exact pass runs instead."""
+    A maximum or minimum takes the processor's own comparison (one instruction, where
+    ``llvm.maximum`` takes six), noting NaNs on the side; where it saw one, the exact pass runs
+    instead. The quick comparison does not order zeros, so it also keeps the least bit pattern
+    (signed for a minimum, unsigned for a maximum), which is the winning zero's (-0.0's or
+    0.0's) exactly when that zero is there: a zero result is that zero if so, else the other."""
     operation = _VECTOR_OPERATIONS[OPERATIONS[op_name(op)][0]]
     dtype = pointer.dtype
 
@@ -113,13 +115,24 @@ def _vector_combine(typingctx, op, pointer, start, count):
         base = builder.bitcast(builder.gep(address, [first]), vector.as_pointer())
         rounds = builder.udiv(count, index(lanes * _VECTORS))
 
-        def combined(step, nans=None):
-            """The loop with ``step`` combining each vector into its accumulator (and ``nans``,
-            an i1 vector slot, noting unordered values), then the exact combination."""
+        word = ir.IntType(size * 8)
+        bits = ir.VectorType(word, lanes)
+        minimum = operation == "llvm.minimum"
+        winning_zero = ir.Constant(element, -0.0 if minimum else 0.0)
+        least_bits = f"llvm.{'s' if minimum else 'u'}min.v{lanes}i{size * 8}"
+
+        def combined(step, notes=None):
+            """The loop with ``step`` combining each vector into its accumulator (and
+            ``notes``, slots for an i1 vector noting unordered values and for the least bit
+            patterns), then the exact combination."""
             def note(value):
-                if nans is not None:
+                if notes is not None:
+                    nans, least = notes
                     builder.store(builder.or_(builder.load(nans), builder.fcmp_unordered(
                         "uno", value, value)), nans)
+                    builder.store(builder.call(cgutils.get_or_insert_function(
+                        builder.module, ir.FunctionType(bits, [bits] * 2), least_bits),
+                        [builder.load(least), builder.bitcast(value, bits)]), least)
 
             slots = [cgutils.alloca_once(builder, vector) for _ in range(_VECTORS)]
             for k, slot in enumerate(slots):
@@ -148,13 +161,21 @@ def _vector_combine(typingctx, op, pointer, start, count):
             return combined(exact)
         flags = ir.VectorType(ir.IntType(1), lanes)
         nans = cgutils.alloca_once_value(builder, ir.Constant(flags, [0] * lanes))
-        result = cgutils.alloca_once(builder, element)
-        builder.store(combined(quick, nans), result)
+        least = cgutils.alloca_once_value(builder, ir.Constant(bits, [-1] * lanes))
+        quick_result = combined(quick, (nans, least))
         any_nan = builder.call(cgutils.get_or_insert_function(
             builder.module, ir.FunctionType(ir.IntType(1), [flags]),
             f"llvm.vector.reduce.or.v{lanes}i1"), [builder.load(nans)])
-        is_zero = builder.fcmp_ordered("==", builder.load(result), ir.Constant(element, 0))
-        with builder.if_then(builder.or_(any_nan, is_zero), likely=False):
+        least_word = builder.call(cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(word, [bits]),
+            f"llvm.vector.reduce.{'s' if minimum else 'u'}min.v{lanes}i{size * 8}"),
+            [builder.load(least)])
+        has_winning_zero = builder.icmp_unsigned("==", least_word,
+                                                 winning_zero.bitcast(word))
+        zero = builder.select(has_winning_zero, winning_zero, builder.fneg(winning_zero))
+        is_zero = builder.fcmp_ordered("==", quick_result, ir.Constant(element, 0))
+        result = cgutils.alloca_once_value(builder, builder.select(is_zero, zero, quick_result))
+        with builder.if_then(any_nan, likely=False):
             builder.store(combined(exact), result)
         return builder.load(result)
 
