@@ -59,10 +59,10 @@ conformance: $(VENV)/.test
 # worst first, and the HTML report. QUICK=1 runs each benchmark once; ONLY=regex picks some.
 ASV := $(abspath $(VENV))/bin/asv
 bench: $(VENV)/.bench
-	cd asv_benchmarks && $(ASV) machine --yes >/dev/null && \
-	$(ASV) run --python=same --set-commit-hash "$$(git rev-parse HEAD)" --show-stderr \
+	cd asv_benchmarks && $(ASV) machine --yes >/dev/null && commit=$$(git rev-parse HEAD) && \
+	$(ASV) run --python=same --set-commit-hash $$commit --show-stderr \
 		$(if $(QUICK),--quick) $(if $(ONLY),--bench '$(ONLY)'); status=$$?; \
-	$(abspath $(PY)) ratios.py && $(ASV) publish >/dev/null && \
+	$(abspath $(PY)) ratios.py --commit $$commit && $(ASV) publish >/dev/null && \
 	echo "HTML report: $(abspath asv_benchmarks/.asv/html/index.html)" \
 		"(served by: cd asv_benchmarks && $(ASV) preview)"; exit $$status
 

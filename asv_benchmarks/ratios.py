@@ -85,11 +85,16 @@ def rows(results, benchmarks):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--commit", help="the commit the results were recorded for")
+    parser.add_argument("--commit", help="the commit the results were recorded for (any name "
+                        "git knows it by)")
     parser.add_argument("--machine", help="asv's machine name (default: the newest results)")
     args = parser.parse_args()
-    commit = args.commit or subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, check=True,
-                                           capture_output=True, text=True).stdout.strip()
+    revision = f"{args.commit or 'HEAD'}^{{commit}}"  # a short hash or a name, made whole
+    found = subprocess.run(["git", "rev-parse", "--verify", "--quiet", revision], cwd=HERE,
+                           capture_output=True, text=True)
+    if found.returncode:
+        sys.exit(f"--commit {args.commit!r} names no commit of this repository")
+    commit = found.stdout.strip()
     path = _results_file(commit, args.machine)
     with open(path) as file:
         results = json.load(file)["results"]

@@ -1,9 +1,10 @@
 """Reductions: dlnumba against NumPy and PyTorch on the same inputs, in the same run.
 
-``TimeReduce``: ``sum``, ``mean`` and ``max`` of a 4096 x 4096 float32 array over all axes,
-axis 0 and axis 1. ``TimeArgmax``: ``argmax`` of 16M float32. ``TimeSmallSum``: 100 sums of 16
-float32 (the per-call overhead). Float results are checked against NumPy's float64 ones (rtol
-1e-5, the float32 rounding of a pairwise sum) once per process.
+``TimeReduce``: ``sum``, ``mean``, ``max`` and ``min`` of a 4096 x 4096 float32 array (which
+holds one 0.0) over all axes, axis 0 and axis 1. ``TimeArgmax``: ``argmax`` of 16M float32.
+``TimeSmallSum``: 100 sums of 16 float32 (the per-call overhead). Float results are checked
+against NumPy's float64 ones (rtol 1e-5, the float32 rounding of a pairwise sum) once per
+process.
 """
 
 import numpy as np
@@ -15,10 +16,12 @@ AXES = {"all": None, "axis0": 0, "axis1": 1}
 
 
 def _reducer(library, function, axis):
-    """``function`` of ``library`` over ``axis`` (PyTorch's ``amax`` for ``max``)."""
+    """``function`` of ``library`` over ``axis`` (PyTorch's ``amax`` and ``amin`` for ``max``
+    and ``min``)."""
     module = namespace(library)
     if library == "torch":
-        reduce = {"sum": module.sum, "mean": module.mean, "max": module.amax}[function]
+        reduce = {"sum": module.sum, "mean": module.mean, "max": module.amax,
+                  "min": module.amin}[function]
         return (lambda t: reduce(t)) if axis is None else (lambda t: reduce(t, dim=axis))
     reduce = getattr(module, function)
     return lambda x: reduce(x, axis=axis)
@@ -30,7 +33,7 @@ def _random(shape):
 
 
 class TimeReduce:
-    params = (["sum", "mean", "max"], list(AXES), LIBRARIES)
+    params = (["sum", "mean", "max", "min"], list(AXES), LIBRARIES)
     param_names = ("function", "axes", "library")
 
     def setup(self, function, axes, library):
