@@ -84,9 +84,9 @@ def _vector_combine(typingctx, op, pointer, start, count):
 
     A maximum or minimum takes the processor's own comparison (one instruction, where
     ``llvm.maximum`` takes six), noting NaNs on the side; where it saw one, the exact pass runs
-    instead. The quick comparison does not order zeros, so it also keeps the least bit pattern
-    (signed for a minimum, unsigned for a maximum), which is the winning zero's (-0.0's or
-    0.0's) exactly when that zero is there: a zero result is that zero if so, else the other."""
+    instead. The quick comparison does not order zeros, so it also keeps the sign bits: a zero
+    minimum means no value below zero, and it is -0.0 exactly when some sign bit is set; a
+    zero maximum means none above, and it is 0.0 exactly when some sign bit is clear."""
     operation = _VECTOR_OPERATIONS[OPERATIONS[op_name(op)][0]]
     dtype = pointer.dtype
 
@@ -118,21 +118,19 @@ def _vector_combine(typingctx, op, pointer, start, count):
         word = ir.IntType(size * 8)
         bits = ir.VectorType(word, lanes)
         minimum = operation == "llvm.minimum"
-        winning_zero = ir.Constant(element, -0.0 if minimum else 0.0)
-        least_bits = f"llvm.{'s' if minimum else 'u'}min.v{lanes}i{size * 8}"
+        gather_signs = builder.or_ if minimum else builder.and_  # any set / all set
 
         def combined(step, notes=None):
             """The loop with ``step`` combining each vector into its accumulator (and
-            ``notes``, slots for an i1 vector noting unordered values and for the least bit
-            patterns), then the exact combination."""
+            ``notes``, slots for an i1 vector noting unordered values and for the gathered
+            bits), then the exact combination."""
             def note(value):
                 if notes is not None:
-                    nans, least = notes
+                    nans, signs = notes
                     builder.store(builder.or_(builder.load(nans), builder.fcmp_unordered(
                         "uno", value, value)), nans)
-                    builder.store(builder.call(cgutils.get_or_insert_function(
-                        builder.module, ir.FunctionType(bits, [bits] * 2), least_bits),
-                        [builder.load(least), builder.bitcast(value, bits)]), least)
+                    builder.store(gather_signs(builder.load(signs),
+                                               builder.bitcast(value, bits)), signs)
 
             slots = [cgutils.alloca_once(builder, vector) for _ in range(_VECTORS)]
             for k, slot in enumerate(slots):
@@ -161,18 +159,18 @@ def _vector_combine(typingctx, op, pointer, start, count):
             return combined(exact)
         flags = ir.VectorType(ir.IntType(1), lanes)
         nans = cgutils.alloca_once_value(builder, ir.Constant(flags, [0] * lanes))
-        least = cgutils.alloca_once_value(builder, ir.Constant(bits, [-1] * lanes))
-        quick_result = combined(quick, (nans, least))
+        signs = cgutils.alloca_once_value(builder, ir.Constant(bits, [0 if minimum else -1]
+                                                               * lanes))
+        quick_result = combined(quick, (nans, signs))
         any_nan = builder.call(cgutils.get_or_insert_function(
             builder.module, ir.FunctionType(ir.IntType(1), [flags]),
             f"llvm.vector.reduce.or.v{lanes}i1"), [builder.load(nans)])
-        least_word = builder.call(cgutils.get_or_insert_function(
+        gathered = builder.call(cgutils.get_or_insert_function(
             builder.module, ir.FunctionType(word, [bits]),
-            f"llvm.vector.reduce.{'s' if minimum else 'u'}min.v{lanes}i{size * 8}"),
-            [builder.load(least)])
-        has_winning_zero = builder.icmp_unsigned("==", least_word,
-                                                 winning_zero.bitcast(word))
-        zero = builder.select(has_winning_zero, winning_zero, builder.fneg(winning_zero))
+            f"llvm.vector.reduce.{'or' if minimum else 'and'}.v{lanes}i{size * 8}"),
+            [builder.load(signs)])
+        negative = builder.icmp_signed("<", gathered, ir.Constant(word, 0))
+        zero = builder.select(negative, ir.Constant(element, -0.0), ir.Constant(element, 0.0))
         is_zero = builder.fcmp_ordered("==", quick_result, ir.Constant(element, 0))
         result = cgutils.alloca_once_value(builder, builder.select(is_zero, zero, quick_result))
         with builder.if_then(any_nan, likely=False):
