@@ -122,13 +122,14 @@ def _vector_combine(typingctx, op, pointer, start, count):
 
         def combined(step, notes=None):
             """The loop with ``step`` combining each vector into its accumulator (and
-            ``notes``, slots for an i1 vector noting unordered values and for the gathered
-            bits), then the exact combination."""
+            ``notes``, slots for an i1 vector that stays true while the values are ordered and
+            for the gathered bits), then the accumulators' combination by ``step``: a quick
+            step's result is exact but for the NaNs and zeros the notes are for."""
             def note(value):
                 if notes is not None:
-                    nans, signs = notes
-                    builder.store(builder.or_(builder.load(nans), builder.fcmp_unordered(
-                        "uno", value, value)), nans)
+                    ordered, signs = notes
+                    builder.store(builder.and_(builder.load(ordered), builder.fcmp_ordered(
+                        "ord", value, value)), ordered)
                     builder.store(gather_signs(builder.load(signs),
                                                builder.bitcast(value, bits)), signs)
 
@@ -146,25 +147,25 @@ def _vector_combine(typingctx, op, pointer, start, count):
                     note(value)
             values = [builder.load(slot) for slot in slots]
             while len(values) > 1:
-                values = [exact(values[j], values[j + 1]) for j in range(0, len(values), 2)]
+                values = [step(values[j], values[j + 1]) for j in range(0, len(values), 2)]
             value, width = values[0], lanes
             while width > 1:
                 width //= 2
                 halves = [ir.Constant(ir.VectorType(ir.IntType(32), width),
                                       list(range(j, j + width))) for j in (0, width)]
-                value = exact(*(builder.shuffle_vector(value, value, half) for half in halves))
+                value = step(*(builder.shuffle_vector(value, value, half) for half in halves))
             return builder.extract_element(value, ir.Constant(ir.IntType(32), 0))
 
         if not operation.startswith("llvm."):
             return combined(exact)
         flags = ir.VectorType(ir.IntType(1), lanes)
-        nans = cgutils.alloca_once_value(builder, ir.Constant(flags, [0] * lanes))
+        ordered = cgutils.alloca_once_value(builder, ir.Constant(flags, [1] * lanes))
         signs = cgutils.alloca_once_value(builder, ir.Constant(bits, [0 if minimum else -1]
                                                                * lanes))
-        quick_result = combined(quick, (nans, signs))
-        any_nan = builder.call(cgutils.get_or_insert_function(
+        quick_result = combined(quick, (ordered, signs))
+        any_nan = builder.not_(builder.call(cgutils.get_or_insert_function(
             builder.module, ir.FunctionType(ir.IntType(1), [flags]),
-            f"llvm.vector.reduce.or.v{lanes}i1"), [builder.load(nans)])
+            f"llvm.vector.reduce.and.v{lanes}i1"), [builder.load(ordered)]))
         gathered = builder.call(cgutils.get_or_insert_function(
             builder.module, ir.FunctionType(word, [bits]),
             f"llvm.vector.reduce.{'or' if minimum else 'and'}.v{lanes}i{size * 8}"),
