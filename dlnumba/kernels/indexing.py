@@ -125,7 +125,7 @@ def take(src_address, size, stride, index_address, count, dst_address, unit, ind
     if outside >= 0:
         return outside
     ahead = count - PREFETCH_DISTANCE
-    for k in range(count):  # checked above: no branch per element (half the time, 1M indices)
+    for k in range(count):  # checked above: no bounds test per element (half the time, 1M indices)
         if k < ahead:
             _prefetch(src, _wrap(index[k + PREFETCH_DISTANCE], size) * stride)
         dst[k] = src[_wrap(index[k], size) * stride]
