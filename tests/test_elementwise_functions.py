@@ -1084,6 +1084,7 @@ def test_vectorized_float32_functions_over_the_whole_range(name):
     assert_matches(name, to_numpy(call(name, xp.asarray(np.repeat(values, 2))[::2])), expected,
                    "float32")
 
+
 def test_vectorized_float64_log_over_the_whole_range():
     """dlnumba's own float64 logarithm (not libm's), contiguous and strided: random bit patterns
     of every sign and exponent, subnormals, zeros, infinities and NaN against NumPy's."""
