@@ -44,9 +44,10 @@ _VECTOR_BLOCK = 2048
 _INT64_TAG = np.empty(0, np.int64)
 _VECTOR_BYTES = 64  # one AVX-512 register; LLVM splits the vectors where registers are narrower
 _VECTORS = 4  # independent vector accumulators: enough to hide an addition's latency
-# The scalar operations the vector loop combines with: LLVM instruction or intrinsic names.
-_VECTOR_OPERATIONS = {"add": "fadd", "multiply": "fmul", "maximum": "llvm.maximum",
-                      "minimum": "llvm.minimum"}
+# The scalar operations the vector loop combines with (LLVM instruction or intrinsic names) and
+# their identities.
+_VECTOR_OPERATIONS = {"add": ("fadd", -0.0), "multiply": ("fmul", 1.0),
+                      "maximum": ("llvm.maximum", -np.inf), "minimum": ("llvm.minimum", np.inf)}
 
 
 def _block(op, x, start, n, stride, x_tag, acc_tag):
@@ -87,7 +88,7 @@ def _vector_combine(typingctx, op, pointer, start, count):
     instead. The quick comparison does not order zeros, so it also keeps the sign bits: a zero
     minimum means no value below zero, and it is -0.0 exactly when some sign bit is set; a
     zero maximum means none above, and it is 0.0 exactly when some sign bit is clear."""
-    operation = _VECTOR_OPERATIONS[OPERATIONS[op_name(op)][0]]
+    operation, start_value = _VECTOR_OPERATIONS[OPERATIONS[op_name(op)][0]]
     dtype = pointer.dtype
 
     def codegen(context, builder, signature, args):
@@ -133,12 +134,12 @@ def _vector_combine(typingctx, op, pointer, start, count):
                     builder.store(gather_signs(builder.load(signs),
                                                builder.bitcast(value, bits)), signs)
 
-            slots = [cgutils.alloca_once(builder, vector) for _ in range(_VECTORS)]
-            for k, slot in enumerate(slots):
-                value = builder.load(builder.gep(base, [index(k)]), align=size)
-                builder.store(value, slot)
-                note(value)
-            with cgutils.for_range_slice(builder, index(1), rounds, index(1)) as (i, _):
+            # Started at the identity, the loop runs every round: LLVM unrolls it by 4, and a
+            # first round taken out of it left three rounds of a power-of-two run to a remainder
+            # loop, which cost a maximum over rows of 4096 float32 a fifth more at memory speed.
+            slots = [cgutils.alloca_once_value(builder, ir.Constant(vector, [start_value] * lanes))
+                     for _ in range(_VECTORS)]
+            with cgutils.for_range_slice(builder, index(0), rounds, index(1)) as (i, _):
                 row = builder.mul(i, index(_VECTORS))
                 for k, slot in enumerate(slots):
                     value = builder.load(builder.gep(base, [builder.add(row, index(k))]),
