@@ -35,6 +35,9 @@ def _random(shape):
 class TimeReduce:
     params = (["sum", "mean", "max", "min"], list(AXES), LIBRARIES)
     param_names = ("function", "axes", "library")
+    # Bound by memory bandwidth, which the machine's tenants share: four rounds (asv's default
+    # is two) interleave each library's samples with the others' over a longer time.
+    rounds = 4
 
     def setup(self, function, axes, library):
         self.run = _reducer(library, function, AXES[axes])
