@@ -110,6 +110,9 @@ def transfer(src_address, dst_address, shape, src_strides, dst_strides, tile, sr
                     elif da == 1 and sa == -1:
                         for a in range(a0, a1):
                             dst[t + a] = convert(src[s - a], src_tag, dst_tag)
+                    elif da == 1:  # the general loop with its destination stride known
+                        for a in range(a0, a1):
+                            dst[t + a] = convert(src[s + a * sa], src_tag, dst_tag)
                     else:
                         for a in range(a0, a1):
                             dst[t + a * da] = convert(src[s + a * sa], src_tag, dst_tag)
