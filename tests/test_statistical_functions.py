@@ -235,6 +235,35 @@ def test_a_nan_anywhere_in_a_vectorized_run_wins(dtype):
             assert np.isnan(to_numpy(getattr(xp, name)(rows, axis=1))[position // (n // 2)])
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_vectorized_runs_give_the_same_bits_at_every_offset_into_a_line(dtype):
+    """A run that starts inside a 64-byte line is read in whole lines: its sum, product,
+    maximum and minimum are those of an aligned copy, bit for bit, and a NaN or a signed zero
+    among the first or the last line's elements still counts."""
+    lanes, n = 64 // np.dtype(dtype).itemsize, 37 * 887  # rows of 887: every offset
+    rng = np.random.default_rng(2)
+    cases = {"values": 0.99 + 0.02 * rng.random(n), "nan first": np.r_[np.nan, np.ones(n - 1)],
+             "nan last": np.r_[np.ones(n - 1), np.nan], "zero last": np.r_[-np.zeros(n - 1), 0.0],
+             "negative zero first": np.r_[-0.0, np.zeros(n - 1)]}
+    for case, values in cases.items():
+        for offset in range(lanes):
+            padded = np.zeros(n + lanes, dtype)
+            padded[offset:offset + n] = values
+            view = xp.asarray(padded, copy=True)[offset:offset + n]  # an allocation: aligned
+            aligned = xp.asarray(view, copy=True)
+            for name in ("sum", "prod", "max", "min"):
+                for shape, axis in (((n,), None), ((37, n // 37), 1)):
+                    results = [getattr(xp, name)(xp.reshape(x, shape), axis=axis)
+                               for x in (view, aligned)]
+                    assert to_numpy(results[0]).tobytes() == to_numpy(results[1]).tobytes(), (
+                        case, offset, name, shape)
+            largest, least = float(xp.max(view)), float(xp.min(view))
+            if "nan" in case:
+                assert np.isnan(largest) and np.isnan(least), (case, offset)
+            elif "zero" in case:
+                assert not np.signbit(largest) and np.signbit(least), (case, offset)
+
+
 def test_large_reductions_take_the_threaded_paths():
     rng = np.random.default_rng(1)
     values = rng.random((1024, 1024)).astype(np.float32)

@@ -87,7 +87,14 @@ def _vector_combine(typingctx, op, pointer, start, count):
     ``llvm.maximum`` takes six), noting NaNs on the side; where it saw one, the exact pass runs
     instead. The quick comparison does not order zeros, so it also keeps the sign bits: a zero
     minimum means no value below zero, and it is -0.0 exactly when some sign bit is set; a
-    zero maximum means none above, and it is 0.0 exactly when some sign bit is clear."""
+    zero maximum means none above, and it is 0.0 exactly when some sign bit is clear.
+
+    A run that starts inside a 64-byte line is read in whole lines (a load across two lines
+    costs about as much as two; a line that holds some of the run lies in the run's pages):
+    the first and last lines' elements outside the run count as the identity, and a line's
+    lanes go to the accumulators the plain loads would have given them, rotated by the run's
+    offset into its first line; the accumulators are rotated back at the end. Each lane then
+    combines the same elements in the same order: the results are the plain loads' exactly."""
     operation, start_value = _VECTOR_OPERATIONS[OPERATIONS[op_name(op)][0]]
     dtype = pointer.dtype
 
@@ -115,13 +122,31 @@ def _vector_combine(typingctx, op, pointer, start, count):
 
         base = builder.bitcast(builder.gep(address, [first]), vector.as_pointer())
         rounds = builder.udiv(count, index(lanes * _VECTORS))
+        # The run's offset into its first line, in elements (0 off an element boundary: that
+        # run keeps the plain loads).
+        at = builder.ptrtoint(base, count.type)
+        shift = builder.select(
+            builder.icmp_unsigned("==", builder.and_(at, index(size - 1)), index(0)),
+            builder.and_(builder.udiv(at, index(size)), index(lanes - 1)), index(0))
+        lines = builder.inttoptr(builder.sub(at, builder.mul(shift, index(size))),
+                                 vector.as_pointer())
+        positions = ir.VectorType(ir.IntType(32), lanes)
+        first_position = builder.insert_element(
+            ir.Constant(positions, None), builder.trunc(shift, ir.IntType(32)),
+            ir.Constant(ir.IntType(32), 0))
+        shifts = builder.shuffle_vector(first_position, first_position,
+                                        ir.Constant(positions, [0] * lanes))
+        lane = ir.Constant(positions, list(range(lanes)))
+        # Element-aligned: a vector-aligned slot would realign the stack, and LLVM would no
+        # longer inline this into the pairwise loop.
+        rotation = cgutils.alloca_once(builder, ir.ArrayType(element, lanes * (_VECTORS + 1)))
 
         word = ir.IntType(size * 8)
         bits = ir.VectorType(word, lanes)
         minimum = operation == "llvm.minimum"
         gather_signs = builder.or_ if minimum else builder.and_  # any set / all set
 
-        def combined(step, notes=None):
+        def combined(step, notes=None, realign=True):
             """The loop with ``step`` combining each vector into its accumulator (and
             ``notes``, slots for an i1 vector that stays true while the values are ordered and
             for the gathered bits), then the accumulators' combination by ``step``: a quick
@@ -137,15 +162,56 @@ def _vector_combine(typingctx, op, pointer, start, count):
             # Started at the identity, the loop runs every round: LLVM unrolls it by 4, and a
             # first round taken out of it left three rounds of a power-of-two run to a remainder
             # loop, which cost a maximum over rows of 4096 float32 a fifth more at memory speed.
-            slots = [cgutils.alloca_once_value(builder, ir.Constant(vector, [start_value] * lanes))
-                     for _ in range(_VECTORS)]
-            with cgutils.for_range_slice(builder, index(0), rounds, index(1)) as (i, _):
-                row = builder.mul(i, index(_VECTORS))
+            identity = ir.Constant(vector, [start_value] * lanes)
+            slots = [cgutils.alloca_once_value(builder, identity) for _ in range(_VECTORS)]
+
+            def add(k, value):
+                builder.store(step(builder.load(slots[k % _VECTORS]), value),
+                              slots[k % _VECTORS])
+                note(value)
+
+            def load(source, position, align):
+                return builder.load(builder.gep(source, [position]), align=align)
+
+            def loop(source, count, offset, align):
+                """``count`` rounds of vectors from ``source``'s vector ``offset`` on, vector
+                ``v`` to accumulator ``v % _VECTORS``."""
+                with cgutils.for_range_slice(builder, index(0), count, index(1)) as (i, _):
+                    row = builder.add(builder.mul(i, index(_VECTORS)), index(offset))
+                    for k in range(_VECTORS):
+                        add(offset + k, load(source, builder.add(row, index(k)), align))
+
+            def across_lines():
+                """The vectors from whole lines: the first and the last line count their
+                elements outside the run as the identity, then the accumulators' lanes turn
+                back to the plain loads' (accumulator k's lane j is lane j + shift of the
+                accumulators laid end to end, the first again after the last)."""
+                last = builder.mul(rounds, index(_VECTORS))
+                add(0, builder.select(builder.icmp_unsigned(">=", lane, shifts),
+                                      load(lines, index(0), 64), identity))
+                loop(lines, builder.sub(rounds, index(1)), 1, 64)
+                for k in range(1, _VECTORS):
+                    add(k, load(lines, builder.sub(last, index(_VECTORS - k)), 64))
+                add(0, builder.select(builder.icmp_unsigned("<", lane, shifts),
+                                      load(lines, last, 64), identity))
+                laid = builder.bitcast(rotation, vector.as_pointer())
+                for k in range(_VECTORS + 1):
+                    builder.store(builder.load(slots[k % _VECTORS]),
+                                  builder.gep(laid, [index(k)]), align=size)
+                rotated = builder.bitcast(builder.gep(builder.bitcast(
+                    rotation, element.as_pointer()), [shift]), vector.as_pointer())
                 for k, slot in enumerate(slots):
-                    value = builder.load(builder.gep(base, [builder.add(row, index(k))]),
-                                         align=size)
-                    builder.store(step(builder.load(slot), value), slot)
-                    note(value)
+                    builder.store(load(rotated, index(k), size), slot)
+
+            if realign:
+                with builder.if_else(builder.icmp_unsigned("==", shift, index(0))) as (
+                        on_lines, across):
+                    with on_lines:
+                        loop(base, rounds, 0, size)
+                    with across:
+                        across_lines()
+            else:
+                loop(base, rounds, 0, size)
             values = [builder.load(slot) for slot in slots]
             while len(values) > 1:
                 values = [step(values[j], values[j + 1]) for j in range(0, len(values), 2)]
@@ -176,7 +242,7 @@ def _vector_combine(typingctx, op, pointer, start, count):
         is_zero = builder.fcmp_ordered("==", quick_result, ir.Constant(element, 0))
         result = cgutils.alloca_once_value(builder, builder.select(is_zero, zero, quick_result))
         with builder.if_then(any_nan, likely=False):
-            builder.store(combined(exact), result)
+            builder.store(combined(exact, realign=False), result)  # rare: the plain loads
         return builder.load(result)
 
     return dtype(op, pointer, types.intp, types.intp), codegen
