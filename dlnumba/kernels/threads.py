@@ -120,7 +120,7 @@ PIECE = types.void(types.intp, types.intp)  # a piece's C signature: piece(words
 WORD = np.dtype(np.int64)  # the type of a piece's words, as _typed_pointer reads them
 # A pieces' state: these words, then the pieces' own. A thread's slot holds _IDLE (not waiting
 # in compiled code), _WAITING, _BUSY (running pieces it was handed there) or a state's address.
-_COUNT, _NEXT, _DONE, _PIECE, _POSTED, _LEFT, RUNNER_WORDS = range(7)
+_COUNT, _NEXT, _DONE, _PIECE, _POSTED, _LEFT, _PARTS, RUNNER_WORDS = range(8)
 _IDLE, _WAITING, _BUSY = 0, 1, 2
 _WORDS = ir.IntType(64).as_pointer()
 
@@ -196,12 +196,15 @@ def _nanoseconds(typingctx):
 
 @njit(nogil=True)
 def _drain(state):
-    """Run the state's pieces until none is left."""
-    count, piece = _load(state), _load(state + 8 * _PIECE)
+    """Run the state's pieces until none is left: the ``k``-th taken is the ``k // parts``-th
+    of part ``k % parts`` (the pieces split into ``parts`` runs of consecutive ones), so that
+    threads that keep pace each run one part in order."""
+    count, piece, parts = _load(state), _load(state + 8 * _PIECE), _load(state + 8 * _PARTS)
     while True:
         k = _fetch_add(state + 8 * _NEXT, 1)
         if k >= count:
             return
+        k = k % parts * (count // parts) + k // parts
         call_function(piece, (state + 8 * RUNNER_WORDS, k))
         _fetch_add(state + 8 * _DONE, 1)
 
@@ -272,8 +275,13 @@ _runners = functools.cache(_Runners)
 def pieces_state(piece, count, words):
     """The state :func:`run_pieces` takes to run ``count`` pieces of the C function ``piece``
     (``void piece(intptr_t words, intptr_t k)``, which must not raise): an int64 array, the
-    runner's words and then ``words``, the pieces' own, whose address each piece gets."""
-    return np.array([count, 0, 0, piece, 0, 0, *words], np.int64)
+    runner's words and then ``words``, the pieces' own, whose address each piece gets.
+
+    Where the threads divide ``count``, each one starts on its own part of the pieces: two
+    threads stream from memory faster from two places far apart than from neighbouring
+    pieces, as PyTorch's halves do, when the machine's memory is not busy."""
+    parts = THREADS if count % THREADS == 0 else 1
+    return np.array([count, 0, 0, piece, 0, 0, parts, *words], np.int64)
 
 
 def run_pieces(state):
