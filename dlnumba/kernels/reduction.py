@@ -136,10 +136,10 @@ def _vector_combine(typingctx, op, pointer, start, count):
 
         def lanes_below(limit):
             """A mask of the lanes below ``limit`` (an int)."""
-            first = builder.insert_element(ir.Constant(positions, None), builder.trunc(
+            held = builder.insert_element(ir.Constant(positions, None), builder.trunc(
                 limit, positions.element), ir.Constant(ir.IntType(32), 0))
             return builder.icmp_unsigned("<", lane, builder.shuffle_vector(
-                first, first, ir.Constant(positions, [0] * lanes)))
+                held, held, ir.Constant(positions, [0] * lanes)))
 
         word = ir.IntType(size * 8)
         bits = ir.VectorType(word, lanes)
