@@ -193,16 +193,18 @@ def _vector_combine(typingctx, op, pointer, start, count):
                 accumulators turn back to the plain loads' lanes (accumulator k's lane j is
                 lane j + shift of the accumulators laid end to end, the first again after the
                 last), in a step for each power of two the shift holds."""
-                add(0, builder.select(lanes_below(shift), identity, load(lines, index(0), 64)))
+                # The lanes before the shift: the first line's before the run, the last line's
+                # in it.
+                before = lanes_below(shift)
+                add(0, builder.select(before, identity, load(lines, index(0), 64)))
                 # The last line goes to accumulator 0 last: its lanes past the run take back
                 # what they held before it (a mask in the loop, or a last round taken out of
                 # it, cost a maximum over rows of 4096 float32 from memory 13-24% more).
                 watched = (slots[0], *(notes or ()))
                 kept = [cgutils.alloca_once(builder, slot.type.pointee) for slot in watched]
                 loop(lines, 1, 64, kept)
-                inside = lanes_below(shift)
                 for slot, keep in zip(watched, kept):
-                    builder.store(builder.select(inside, builder.load(slot),
+                    builder.store(builder.select(before, builder.load(slot),
                                                  builder.load(keep)), slot)
                 if operation.startswith("llvm."):
                     return  # a maximum or minimum is the same in any order
