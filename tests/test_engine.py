@@ -208,6 +208,26 @@ def test_threads_run_every_piece_once_in_order_and_raise_a_worker_error():
             run_in_parallel(kernel, [(i,) for i in range(50)])
 
 
+def test_a_thread_streams_through_its_part_then_takes_the_others_from_their_ends():
+    """One thread draining 8 pieces in 2 parts runs its part (the first to arrive takes part
+    0) front to back, then part 1 back to front: where another thread would have started."""
+    from numba import carray, cfunc, types
+
+    from dlnumba.kernels import threads
+
+    @cfunc(types.void(types.CPointer(types.int64), types.intp))
+    def piece(words, k):
+        order = carray(words, 9)
+        order[0] += 1
+        order[k + 1] = order[0]
+
+    state = threads.pieces_state(piece.address, 8, [0] * 9)
+    state[threads._PARTS] = 2
+    threads._runners().finish(state.ctypes.data, 0, 0)
+    ran = state[threads.RUNNER_WORDS + 1:]
+    assert np.argsort(ran).tolist() == [0, 1, 2, 3, 7, 6, 5, 4]
+
+
 def test_compiled_pieces_run_once_each_for_callers_on_several_threads():
     """run_pieces: every piece of every caller's state runs exactly once, with four Python
     threads running pieces of their own at the same time, and Python work (run_in_parallel)

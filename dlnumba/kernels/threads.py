@@ -2,7 +2,7 @@
 above which that pays.
 
 :func:`run_in_parallel` hands Python calls to the engine's threads. :func:`run_pieces` runs the
-pieces of a C function instead: each thread takes the next piece from a shared counter in
+pieces of a C function instead: each thread takes its next piece with an atomic counter in
 compiled code, so no Python and no GIL stand between one piece and the next. A thread that has
 run pieces then waits a moment for more in compiled code (spinning, as OpenMP's threads do), so
 that the next call's pieces start on it at once; Python work for the threads ends that wait.
@@ -120,7 +120,11 @@ PIECE = types.void(types.intp, types.intp)  # a piece's C signature: piece(words
 WORD = np.dtype(np.int64)  # the type of a piece's words, as _typed_pointer reads them
 # A pieces' state: these words, then the pieces' own. A thread's slot holds _IDLE (not waiting
 # in compiled code), _WAITING, _BUSY (running pieces it was handed there) or a state's address.
-_COUNT, _NEXT, _DONE, _PIECE, _POSTED, _LEFT, _PARTS, RUNNER_WORDS = range(8)
+# A part's word counts the pieces taken from its front (low half) and from its back (high half).
+_COUNT, _ARRIVED, _DONE, _PIECE, _POSTED, _LEFT, _PARTS, _FRONTS = range(8)
+_MAX_PARTS = 8
+RUNNER_WORDS = _FRONTS + _MAX_PARTS
+_FROM_BACK = 1 << 32
 _IDLE, _WAITING, _BUSY = 0, 1, 2
 _WORDS = ir.IntType(64).as_pointer()
 
@@ -195,18 +199,33 @@ def _nanoseconds(typingctx):
 
 
 @njit(nogil=True)
+def _take(word, size, back):
+    """The index in its part of the next piece from the part's front (or ``back``), taken
+    atomically at the part's ``word``; -1 when none is left."""
+    taken = _fetch_add(word, _FROM_BACK if back else 1)
+    front, behind = taken & (_FROM_BACK - 1), taken >> 32
+    if front + behind >= size:
+        return -1
+    return size - 1 - behind if back else front
+
+
+@njit(nogil=True)
 def _drain(state):
-    """Run the state's pieces until none is left: the ``k``-th taken is the ``k // parts``-th
-    of part ``k % parts`` (the pieces split into ``parts`` runs of consecutive ones), so that
-    threads that keep pace each run one part in order."""
+    """Run the state's pieces until none is left. The pieces split into ``parts`` runs of
+    consecutive ones; the n-th thread to arrive takes its part's pieces from the front, then
+    the other parts' from the back. Threads that keep pace each stream through one part, and
+    one that finishes first takes the pieces furthest from where the others read."""
     count, piece, parts = _load(state), _load(state + 8 * _PIECE), _load(state + 8 * _PARTS)
-    while True:
-        k = _fetch_add(state + 8 * _NEXT, 1)
-        if k >= count:
-            return
-        k = k % parts * (count // parts) + k // parts
-        call_function(piece, (state + 8 * RUNNER_WORDS, k))
-        _fetch_add(state + 8 * _DONE, 1)
+    size = count // parts
+    home = _fetch_add(state + 8 * _ARRIVED, 1) % parts
+    for j in range(parts):
+        part = (home + j) % parts
+        while True:
+            k = _take(state + 8 * (_FRONTS + part), size, j > 0)
+            if k < 0:
+                break
+            call_function(piece, (state + 8 * RUNNER_WORDS, part * size + k))
+            _fetch_add(state + 8 * _DONE, 1)
 
 
 def _offer(state, slots, threads, wanted):
@@ -277,11 +296,12 @@ def pieces_state(piece, count, words):
     (``void piece(intptr_t words, intptr_t k)``, which must not raise): an int64 array, the
     runner's words and then ``words``, the pieces' own, whose address each piece gets.
 
-    Where the threads divide ``count``, each one starts on its own part of the pieces: two
-    threads stream from memory faster from two places far apart than from neighbouring
-    pieces, as PyTorch's halves do, when the machine's memory is not busy."""
-    parts = THREADS if count % THREADS == 0 else 1
-    return np.array([count, 0, 0, piece, 0, 0, parts, *words], np.int64)
+    Where the threads divide ``count``, each one streams through its own part of the pieces
+    and then helps with the others' from their ends (:func:`_drain`): two threads stream from
+    memory faster from two places far apart, as PyTorch's static halves do, when the
+    machine's memory is not busy, and the pieces still balance a thread the machine slows."""
+    parts = THREADS if THREADS <= _MAX_PARTS and count % THREADS == 0 else 1
+    return np.array([count, 0, 0, piece, 0, 0, parts, *[0] * _MAX_PARTS, *words], np.int64)
 
 
 def run_pieces(state):
