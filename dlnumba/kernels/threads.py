@@ -199,17 +199,6 @@ def _nanoseconds(typingctx):
 
 
 @njit(nogil=True)
-def _take(word, size, back):
-    """The index in its part of the next piece from the part's front (or ``back``), taken
-    atomically at the part's ``word``; -1 when none is left."""
-    taken = _fetch_add(word, _FROM_BACK if back else 1)
-    front, behind = taken & (_FROM_BACK - 1), taken >> 32
-    if front + behind >= size:
-        return -1
-    return size - 1 - behind if back else front
-
-
-@njit(nogil=True)
 def _drain(state):
     """Run the state's pieces until none is left. The pieces split into ``parts`` runs of
     consecutive ones; the n-th thread to arrive takes its part's pieces from the front, then
@@ -219,12 +208,14 @@ def _drain(state):
     size = count // parts
     home = _fetch_add(state + 8 * _ARRIVED, 1) % parts
     for j in range(parts):
-        part = (home + j) % parts
+        part, back = (home + j) % parts, j > 0
         while True:
-            k = _take(state + 8 * (_FRONTS + part), size, j > 0)
-            if k < 0:
+            taken = _fetch_add(state + 8 * (_FRONTS + part), _FROM_BACK if back else 1)
+            front, behind = taken & (_FROM_BACK - 1), taken >> 32
+            if front + behind >= size:
                 break
-            call_function(piece, (state + 8 * RUNNER_WORDS, part * size + k))
+            k = part * size + (size - 1 - behind if back else front)
+            call_function(piece, (state + 8 * RUNNER_WORDS, k))
             _fetch_add(state + 8 * _DONE, 1)
 
 
