@@ -120,10 +120,11 @@ PIECE = types.void(types.intp, types.intp)  # a piece's C signature: piece(words
 WORD = np.dtype(np.int64)  # the type of a piece's words, as _typed_pointer reads them
 # A pieces' state: these words, then the pieces' own. A thread's slot holds _IDLE (not waiting
 # in compiled code), _WAITING, _BUSY (running pieces it was handed there) or a state's address.
-# A part's word counts the pieces taken from its front (low half) and from its back (high half).
-_COUNT, _ARRIVED, _DONE, _PIECE, _POSTED, _LEFT, _PARTS, _FRONTS = range(8)
+# From _TAKEN on, a word per part counts the pieces taken from the part's front (its low half)
+# and from its back (its high half).
+_COUNT, _ARRIVED, _DONE, _PIECE, _POSTED, _LEFT, _PARTS, _TAKEN = range(8)
 _MAX_PARTS = 8
-RUNNER_WORDS = _FRONTS + _MAX_PARTS
+RUNNER_WORDS = _TAKEN + _MAX_PARTS
 _FROM_BACK = 1 << 32
 _IDLE, _WAITING, _BUSY = 0, 1, 2
 _WORDS = ir.IntType(64).as_pointer()
@@ -210,7 +211,7 @@ def _drain(state):
     for j in range(parts):
         part, back = (home + j) % parts, j > 0
         while True:
-            taken = _fetch_add(state + 8 * (_FRONTS + part), _FROM_BACK if back else 1)
+            taken = _fetch_add(state + 8 * (_TAKEN + part), _FROM_BACK if back else 1)
             front, behind = taken & (_FROM_BACK - 1), taken >> 32
             if front + behind >= size:
                 break
