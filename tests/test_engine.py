@@ -210,7 +210,7 @@ def test_threads_run_every_piece_once_in_order_and_raise_a_worker_error():
 
 def test_a_thread_streams_through_its_part_then_takes_the_others_from_their_ends():
     """One thread draining 8 pieces in 2 parts runs its part (the first to arrive takes part
-    0) front to back, then part 1 back to front: where another thread would have started."""
+    0) front to back, then part 1 back to front, away from where part 1's own thread reads."""
     from numba import carray, cfunc, types
 
     from dlnumba.kernels import threads
