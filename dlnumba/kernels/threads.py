@@ -212,7 +212,7 @@ def _drain(state):
         part, back = (home + j) % parts, j > 0
         while True:
             taken = _fetch_add(state + 8 * (_TAKEN + part), _FROM_BACK if back else 1)
-            front, behind = taken & (_FROM_BACK - 1), taken >> 32
+            front, behind = taken % _FROM_BACK, taken // _FROM_BACK
             if front + behind >= size:
                 break
             k = part * size + (size - 1 - behind if back else front)
@@ -288,10 +288,11 @@ def pieces_state(piece, count, words):
     (``void piece(intptr_t words, intptr_t k)``, which must not raise): an int64 array, the
     runner's words and then ``words``, the pieces' own, whose address each piece gets.
 
-    Where the threads divide ``count``, each one streams through its own part of the pieces
-    and then helps with the others' from their ends (:func:`_drain`): two threads stream from
-    memory faster from two places far apart, as PyTorch's static halves do, when the
-    machine's memory is not busy, and the pieces still balance a thread the machine slows."""
+    Where the threads (at most ``_MAX_PARTS``) divide ``count``, each one streams through its
+    own part of the pieces and then helps with the others' from their ends (:func:`_drain`):
+    two threads stream from memory faster from two places far apart, as PyTorch's static
+    halves do, when the machine's memory is not busy, and the pieces still balance a thread
+    the machine slows."""
     parts = THREADS if THREADS <= _MAX_PARTS and count % THREADS == 0 else 1
     return np.array([count, 0, 0, piece, 0, 0, parts, *[0] * _MAX_PARTS, *words], np.int64)
 
