@@ -264,6 +264,44 @@ def test_vectorized_runs_give_the_same_bits_at_every_offset_into_a_line(dtype):
                 assert not np.signbit(largest) and np.signbit(least), (case, offset)
 
 
+def _vector_pairwise_sum(values):
+    """The sum of a contiguous float run whose length is a multiple of 128, as the vector
+    kernel adds it: lane ``i % lanes`` of accumulator ``i // lanes % 4`` within each block of
+    2048, the accumulators pairwise, the blocks' vectors pairwise (each k-th block pairs with
+    the stack once per trailing one bit of k), then the vector's halves."""
+    lanes, stack = 64 // values.itemsize, []
+    for k, first in enumerate(range(0, values.size, 2048)):
+        vectors = values[first:first + 2048].reshape(-1, 4, lanes)
+        slots = [np.full(lanes, -0.0, values.dtype) for _ in range(4)]
+        for row in vectors:
+            slots = [slot + vector for slot, vector in zip(slots, row)]
+        pushed = (slots[0] + slots[1]) + (slots[2] + slots[3])
+        while k & 1:
+            pushed, k = stack.pop() + pushed, k >> 1
+        stack.append(pushed)
+    value = stack.pop()
+    while stack:
+        value = stack.pop() + value
+    while value.size > 1:
+        value = value[: value.size // 2] + value[value.size // 2:]
+    return value[0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_contiguous_float_sum_pairs_its_blocks_as_vectors(dtype):
+    """The vector kernel's order of additions, bit for bit (runs from 2**14 elements, the
+    small-array engine's bound, to one thread's 2 MiB): whole and short blocks, and a stack of
+    blocks paired at several depths; at an offset into a line too."""
+    rng = np.random.default_rng(3)
+    for n in (8 * 2048, 8 * 2048 + 128, 15 * 2048 + 3 * 128, 33 * 2048):
+        values = (rng.random(n) - 0.4).astype(dtype)
+        expected = _vector_pairwise_sum(values)
+        padded = np.zeros(n + 8, dtype)
+        padded[3:3 + n] = values
+        for x in (xp.asarray(values), xp.asarray(padded)[3:3 + n]):
+            assert to_numpy(xp.sum(x)).tobytes() == expected.tobytes(), (n, dtype)
+
+
 def test_large_reductions_take_the_threaded_paths():
     rng = np.random.default_rng(1)
     values = rng.random((1024, 1024)).astype(np.float32)

@@ -5,9 +5,10 @@ zero strides along the reduced axes; :func:`.shared.plan.make_plan` orders and m
 dimensions).
 When the innermost dimension is reduced, each run of it is reduced to one value and combined
 into its accumulator; when it is kept, whole rows are combined into the accumulator row. Float
-sums and products run pairwise over blocks: a contiguous float block of 2048 is combined in
-four 64-byte vector accumulators (:func:`_vector_combine`), a strided or complex one of 128 in
-8 scalar accumulators, as NumPy's are. The operation travels as a tag (an
+sums and products run pairwise over blocks: a contiguous float run is combined in four
+64-byte vector accumulators (:func:`_vector_combine`), which pairs the results of its blocks
+of 2048 as vectors; a strided or complex block of 128 in 8 scalar accumulators, as NumPy's
+are. The operation travels as a tag (an
 empty array whose record dtype's one field names it), so each (operation, input dtype,
 accumulator dtype) is one compiled, cached specialization for every layout. Below 2**14
 elements, reductions and arg-reductions run the same arithmetic as small runs
@@ -38,8 +39,7 @@ from .walk import advance, byte_layout, compile_run, odometer, walk_function
 
 _BLOCK = 128
 # A contiguous float run's pairwise blocks: each vector lane sums 2048 / 64 float32 elements
-# (NumPy's 8 accumulators sum 16 each), and a run of 4096 has 2 blocks to pair, not 32 (each
-# block's end costs a streaming run as much as 1024 elements more would).
+# (NumPy's 8 accumulators sum 16 each), and a run of 4096 has 2 blocks to pair, not 32.
 _VECTOR_BLOCK = 2048
 _INT64_TAG = np.empty(0, np.int64)
 _VECTOR_BYTES = 64  # one AVX-512 register; LLVM splits the vectors where registers are narrower
@@ -76,12 +76,28 @@ def _block(op, x, start, n, stride, x_tag, acc_tag):
     return r
 
 
+def _unroll(builder, index, times):
+    """Ask LLVM to unroll the loop whose index (a phi of ``cgutils.for_range_slice``) is
+    ``index`` ``times`` times (1: not at all)."""
+    module = builder.module
+    hint = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.count"),
+                                ir.Constant(ir.IntType(32), times)])
+    loop = module.add_metadata([hint, hint])
+    loop.operands = (loop, hint)  # a loop's metadata names itself first
+    index.incomings[-1][1].terminator.set_metadata("llvm.loop", loop)
+
+
 @intrinsic
 def _vector_combine(typingctx, op, pointer, start, count):
     """Combine ``count`` contiguous floats from ``pointer[start]`` (``count`` a positive multiple
     of ``_VECTORS`` vectors) in ``_VECTORS`` vector accumulators: element ``i`` goes to lane
     ``i % lanes`` of accumulator ``i // lanes % _VECTORS``. The accumulators are then combined
     pairwise, and so are the halves of the last one, down to one value.
+
+    A sum or product does so for each block of ``_VECTOR_BLOCK`` elements, down to one vector,
+    and combines the blocks' vectors pairwise before the halves: a call per block, ending in
+    the halves' sum, cost a sum of 4096x4096 float32 from memory on one thread 10% more (1250
+    against 1130 us), and one over rows of 4096 6% more.
 
     A maximum or minimum takes the processor's own comparison (one instruction, where
     ``llvm.maximum`` takes six), noting NaNs on the side; where it saw one, the exact pass runs
@@ -146,12 +162,62 @@ def _vector_combine(typingctx, op, pointer, start, count):
         minimum = operation == "llvm.minimum"
         gather_signs = builder.or_ if minimum else builder.and_  # any set / all set
 
-        def combined(step, notes=None, realign=True):
+        def pairwise_blocks(rounds_from):
+            """The vectors ``rounds_from`` gives for each block of ``_VECTOR_BLOCK`` elements
+            (the last may be shorter), combined pairwise as a pairwise sum combines its
+            blocks' results, without leaving the loop or summing a vector's lanes per block."""
+            per_block = index(_VECTOR_BLOCK // (lanes * _VECTORS))
+            stack = cgutils.alloca_once(builder, vector, size=64)
+            depth = cgutils.alloca_once_value(builder, index(0))
+            pushed = cgutils.alloca_once(builder, vector)
+            pairs = cgutils.alloca_once(builder, count.type)
+            blocks = builder.udiv(builder.add(rounds, builder.sub(per_block, index(1))),
+                                  per_block)
+            with cgutils.for_range_slice(builder, index(0), blocks, index(1)) as (block, _):
+                first = builder.mul(block, per_block)
+                stop = builder.add(first, per_block)
+                builder.store(rounds_from(first, builder.select(
+                    builder.icmp_unsigned("<", stop, rounds), stop, rounds)), pushed)
+                # The k-th block's result pairs with one on the stack for each trailing one
+                # bit of k.
+                builder.store(block, pairs)
+                test, pair, pushing = (builder.append_basic_block(name)
+                                       for name in ("pair.test", "pair", "push"))
+                builder.branch(test)
+                builder.position_at_end(test)
+                builder.cbranch(builder.icmp_unsigned("!=", builder.and_(
+                    builder.load(pairs), index(1)), index(0)), pair, pushing)
+                builder.position_at_end(pair)
+                below = builder.sub(builder.load(depth), index(1))
+                builder.store(below, depth)
+                builder.store(exact(builder.load(builder.gep(stack, [below])),
+                                    builder.load(pushed)), pushed)
+                builder.store(builder.lshr(builder.load(pairs), index(1)), pairs)
+                builder.branch(test)
+                builder.position_at_end(pushing)
+                top = builder.load(depth)
+                builder.store(builder.load(pushed), builder.gep(stack, [top]))
+                builder.store(builder.add(top, index(1)), depth)
+            # These loops run a few times a block or a run: unrolled (LLVM did, 8 times), they
+            # add only code to compile, at each function the run is inlined into.
+            _unroll(builder, block, 1)
+            # The results left on the stack, deepest last.
+            top = builder.sub(builder.load(depth), index(1))
+            builder.store(builder.load(builder.gep(stack, [top])), pushed)
+            with cgutils.for_range_slice(builder, index(0), top, index(1)) as (level, _):
+                below = builder.sub(builder.sub(top, level), index(1))
+                builder.store(exact(builder.load(builder.gep(stack, [below])),
+                                    builder.load(pushed)), pushed)
+            _unroll(builder, level, 1)
+            return builder.load(pushed)
+
+        def combined(step, notes=None, realign=True, blocks=False):
             """The loop with ``step`` combining each vector into its accumulator (and
             ``notes``: for each accumulator, slots for an i1 vector that stays true while its
             values are ordered and for their gathered bits), then the accumulators' combination
             by ``step``: a quick step's result is exact but for the NaNs and zeros the notes
-            are for. ``realign``: a run that starts inside a line is read in whole lines."""
+            are for. ``realign``: a run that starts inside a line is read in whole lines.
+            ``blocks``: each block's accumulators are combined, then the blocks' pairwise."""
             def note(k, value):
                 # Notes in one slot chain every vector to the last: a maximum of 4096x4096
                 # float32 from memory on one thread took 1444 us with them, 1326 with a slot
@@ -167,7 +233,7 @@ def _vector_combine(typingctx, op, pointer, start, count):
             # first round taken out of it left three rounds of a power-of-two run to a remainder
             # loop, which cost a maximum over rows of 4096 float32 a fifth more at memory speed.
             identity = ir.Constant(vector, [start_value] * lanes)
-            slots = [cgutils.alloca_once_value(builder, identity) for _ in range(_VECTORS)]
+            slots = [cgutils.alloca_once(builder, vector) for _ in range(_VECTORS)]
 
             def add(k, value):
                 builder.store(step(builder.load(slots[k % _VECTORS]), value),
@@ -177,11 +243,12 @@ def _vector_combine(typingctx, op, pointer, start, count):
             def load(source, position, align):
                 return builder.load(builder.gep(source, [position]), align=align)
 
-            def loop(source, offset, align, kept=None):
-                """The rounds of vectors from ``source``'s vector ``offset`` on, vector ``v``
-                to accumulator ``v % _VECTORS``; ``kept`` (slots), where given, gets the last
-                vector's accumulator and notes before each round's last vector."""
-                with cgutils.for_range_slice(builder, index(0), rounds, index(1)) as (i, _):
+            def loop(source, offset, align, first, stop, kept=None):
+                """Rounds ``first`` to ``stop`` of the vectors from ``source``'s vector
+                ``offset`` on, vector ``v`` to accumulator ``v % _VECTORS``; ``kept`` (slots),
+                where given, gets the last vector's accumulator and notes before each round's
+                last vector."""
+                with cgutils.for_range_slice(builder, first, stop, index(1)) as (i, _):
                     row = builder.add(builder.mul(i, index(_VECTORS)), index(offset))
                     for k in range(_VECTORS):
                         if kept is not None and k == _VECTORS - 1:
@@ -191,22 +258,23 @@ def _vector_combine(typingctx, op, pointer, start, count):
                                 builder.store(builder.load(slot), keep)
                         add(offset + k, load(source, builder.add(row, index(k)), align))
 
-            def across_lines():
-                """The vectors from whole lines: the first and the last line count their
-                elements outside the run as the identity; then a sum's or product's
+            def across_lines(first, stop):
+                """The rounds' vectors from whole lines: the first and the last line count
+                their elements outside the rounds as the identity; then a sum's or product's
                 accumulators turn back to the plain loads' lanes (accumulator k's lane j is
                 lane j + shift of the accumulators laid end to end, the first again after the
                 last), in a step for each power of two the shift holds."""
-                # The lanes before the shift: the first line's before the run, the last line's
-                # in it.
+                # The lanes before the shift: the first line's before the rounds, the last
+                # line's in them.
                 before = lanes_below(shift)
-                add(0, builder.select(before, identity, load(lines, index(0), 64)))
+                add(0, builder.select(before, identity, load(
+                    lines, builder.mul(first, index(_VECTORS)), 64)))
                 # The last line goes to accumulator 0 last: its lanes past the run take back
                 # what they held before it (a mask in the loop, or a last round taken out of
                 # it, cost a maximum over rows of 4096 float32 from memory 13-24% more).
                 watched = (slots[0], *(held[0] for held in notes or ()))
                 kept = [cgutils.alloca_once(builder, slot.type.pointee) for slot in watched]
-                loop(lines, 1, 64, kept)
+                loop(lines, 1, 64, first, stop, kept)
                 for slot, keep in zip(watched, kept):
                     builder.store(builder.select(before, builder.load(slot),
                                                  builder.load(keep)), slot)
@@ -226,19 +294,29 @@ def _vector_combine(typingctx, op, pointer, start, count):
                 for value, slot in zip(values, slots):
                     builder.store(value, slot)
 
-            if realign:
-                with builder.if_else(builder.icmp_unsigned("==", shift, index(0))) as (
-                        on_lines, across):
-                    with on_lines:
-                        loop(base, 0, size)
-                    with across:
-                        across_lines()
-            else:
-                loop(base, 0, size)
-            values = [builder.load(slot) for slot in slots]
-            while len(values) > 1:
-                values = [step(values[j], values[j + 1]) for j in range(0, len(values), 2)]
-            value, width = values[0], lanes
+            def rounds_from(first, stop):
+                """The accumulators, from the identity, over rounds ``first`` to ``stop``,
+                combined pairwise into one vector."""
+                for slot in slots:
+                    builder.store(identity, slot)
+                if realign:
+                    with builder.if_else(builder.icmp_unsigned("==", shift, index(0))) as (
+                            on_lines, across):
+                        with on_lines:
+                            loop(base, 0, size, first, stop)
+                        with across:
+                            across_lines(first, stop)
+                else:
+                    loop(base, 0, size, first, stop)
+                values = [builder.load(slot) for slot in slots]
+                while len(values) > 1:
+                    values = [step(values[j], values[j + 1])
+                              for j in range(0, len(values), 2)]
+                return values[0]
+
+            value = (pairwise_blocks(rounds_from) if blocks
+                     else rounds_from(index(0), rounds))
+            width = lanes
             while width > 1:
                 width //= 2
                 halves = [ir.Constant(ir.VectorType(ir.IntType(32), width),
@@ -247,7 +325,7 @@ def _vector_combine(typingctx, op, pointer, start, count):
             return builder.extract_element(value, ir.Constant(ir.IntType(32), 0))
 
         if not operation.startswith("llvm."):
-            return combined(exact)
+            return combined(exact, blocks=True)
         flags = ir.VectorType(ir.IntType(1), lanes)
         ordered, signs = ([cgutils.alloca_once_value(builder, initial) for _ in range(_VECTORS)]
                           for initial in (ir.Constant(flags, [1] * lanes),
@@ -273,32 +351,6 @@ def _vector_combine(typingctx, op, pointer, start, count):
         return builder.load(result)
 
     return dtype(op, pointer, types.intp, types.intp), codegen
-
-
-def _full_blocks(op, x, start, n, x_tag, acc_tag):
-    """Combine ``n`` consecutive elements, ``n`` a multiple of ``_BLOCK`` (compiled only): in
-    vector accumulators where :func:`_vectorizes`, else by :func:`_block` (``n`` of ``_BLOCK``)."""
-
-
-@overload(_full_blocks, jit_options={"error_model": "numpy", "forceinline": True})
-def _full_blocks_overload(op, x, start, n, x_tag, acc_tag):
-    # Inlined into the caller's loop: a call per block cost pairwise sums of 16M float32 in
-    # rows of 4096 from memory, one thread, 1407 against 1300 us.
-    if _vectorizes(op, x_tag, acc_tag):
-        return lambda op, x, start, n, x_tag, acc_tag: _vector_combine(op, x, start, n)
-    return lambda op, x, start, n, x_tag, acc_tag: _inlined_block(op, x, start, n, 1, x_tag,
-                                                                  acc_tag)
-
-
-def _contiguous_block(op, x_tag, acc_tag):
-    """The length of a contiguous run's pairwise blocks (compiled only): ``_VECTOR_BLOCK``
-    where :func:`_vectorizes`, else ``_BLOCK``."""
-
-
-@overload(_contiguous_block)
-def _contiguous_block_overload(op, x_tag, acc_tag):
-    size = _VECTOR_BLOCK if _vectorizes(op, x_tag, acc_tag) else _BLOCK
-    return lambda op, x_tag, acc_tag: size
 
 
 def _vectorizes(op, x_tag, acc_tag):
@@ -360,7 +412,7 @@ def _extreme_run(op, x, start, n, stride, x_tag, acc_tag):
         return _in_order_strided_run(op, x, start, n, stride, x_tag, acc_tag)
     full = n - n % _BLOCK
     rest = _in_order_strided_run(op, x, start + full, n - full, 1, x_tag, acc_tag)
-    return combine(op, _full_blocks(op, x, start, full, x_tag, acc_tag), rest) if full else rest
+    return combine(op, _vector_combine(op, x, start, full), rest) if full else rest
 
 
 @njit(nogil=True, error_model="numpy")
@@ -369,19 +421,53 @@ def _pairwise_run(op, x, start, n, stride, x_tag, acc_tag):
         if stride == 1:  # the block inlined with a constant stride: contiguous loads vectorize
             return _inlined_block(op, x, start, n, 1, x_tag, acc_tag)
         return _called_block(op, x, start, n, stride, x_tag, acc_tag)
+    if stride == 1:
+        return _contiguous_pairwise_run(op, x, start, n, x_tag, acc_tag)
+    # The loop of _pairwise_strided_run, written here again: a call would compile that
+    # function for the dtypes once more, which cost the first large float32 sum 0.05-0.08 s.
+    stack = stack_values(acc_tag, 64)  # a pairwise reduction's partial results
+    depth = 0
+    for count in range((n + _BLOCK - 1) // _BLOCK):
+        first = count * _BLOCK
+        r = _called_block(op, x, start + first * stride, min(_BLOCK, n - first), stride,
+                          x_tag, acc_tag)
+        depth = _push(op, stack, depth, count, r)
+    return _fold(op, stack, depth)
+
+
+def _contiguous_pairwise_run(op, x, start, n, x_tag, acc_tag):
+    """Combine ``n`` contiguous elements pairwise (compiled only): in vector accumulators
+    where :func:`_vectorizes` (blocks of ``_VECTOR_BLOCK`` paired within), else in blocks of
+    ``_BLOCK``."""
+
+
+@overload(_contiguous_pairwise_run, jit_options={"error_model": "numpy", "forceinline": True})
+def _contiguous_pairwise_run_overload(op, x, start, n, x_tag, acc_tag):
+    # Inlined: called, it cost a sum over rows of 4096 float32 from memory on one thread
+    # 1360-1420 against 1280-1370 us.
+    if _vectorizes(op, x_tag, acc_tag):
+        return _vector_pairwise_run
+    return _block_pairwise_run
+
+
+def _vector_pairwise_run(op, x, start, n, x_tag, acc_tag):
+    full = n - n % _BLOCK
+    r = _vector_combine(op, x, start, full)
+    if n > full:
+        r = combine(op, r, _called_block(op, x, start + full, n - full, 1, x_tag, acc_tag))
+    return r
+
+
+def _block_pairwise_run(op, x, start, n, x_tag, acc_tag):
     stack = stack_values(acc_tag, 64)  # a pairwise reduction's partial results
     depth = count = 0
     full = n - n % _BLOCK
-    size = _contiguous_block(op, x_tag, acc_tag) if stride == 1 else _BLOCK
-    for first in range(0, full, size):
-        if stride == 1:
-            r = _full_blocks(op, x, start + first, min(size, full - first), x_tag, acc_tag)
-        else:
-            r = _called_block(op, x, start + first * stride, _BLOCK, stride, x_tag, acc_tag)
+    for first in range(0, full, _BLOCK):
+        r = _inlined_block(op, x, start + first, _BLOCK, 1, x_tag, acc_tag)
         depth = _push(op, stack, depth, count, r)
         count += 1
     if n > full:
-        r = _called_block(op, x, start + full * stride, n - full, stride, x_tag, acc_tag)
+        r = _called_block(op, x, start + full, n - full, 1, x_tag, acc_tag)
         depth = _push(op, stack, depth, count, r)
     return _fold(op, stack, depth)
 
