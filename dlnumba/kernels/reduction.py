@@ -35,7 +35,7 @@ from .copy import copy_array
 from .threads import (PARALLEL_BYTES, PIECE, PIECES, RUNNER_WORDS, THREADS, VECTORIZED_SIZE,
                       WORD, pieces_state, run_in_parallel, run_pieces)
 from .transfer import _typed_pointer, stack_values
-from .walk import advance, byte_layout, compile_run, odometer, walk_function
+from .walk import advance, byte_layout, compile_run, elements, odometer, walk_function
 
 _BLOCK = 128
 # A contiguous float run's pairwise blocks: each vector lane sums 2048 / 64 float32 elements
@@ -518,6 +518,7 @@ def _reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, ac
     for d in range(last):
         outer *= shape[d]
     index = odometer(last + 1)
+    dims, xs, accs = elements(shape), elements(x_strides), elements(acc_strides)
     bx = ba = 0
     for _ in range(outer):
         if sa == 0:
@@ -533,7 +534,7 @@ def _reduce(op, shape, x_address, x_strides, x_tag, acc_address, acc_strides, ac
             for i in range(inner):
                 acc[ba + i * sa] = combine(op, acc[ba + i * sa],
                                             load(op, x[bx + i * sx], x_tag, acc_tag))
-        bx, ba = advance(index, shape, last - 1, (bx, ba), x_strides, acc_strides)
+        bx, ba = advance(index, dims, last - 1, (bx, ba), xs, accs)
 
 
 _PIECE_WORDS = 6  # a reduction's words in its pieces' state (reduce_piece)

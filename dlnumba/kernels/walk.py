@@ -60,6 +60,17 @@ def _words(typingctx, address):
     return types.CPointer(types.int64)(types.intp), codegen
 
 
+@intrinsic
+def elements(typingctx, array):
+    """A pointer to the elements of a contiguous ``array``, for :func:`advance`'s shape and
+    strides in a loop over many short rows: an array there is counted in and out at each step
+    (two calls of Numba's runtime for each)."""
+    def codegen(context, builder, signature, args):
+        return context.make_array(array)(context, builder, args[0]).data
+
+    return types.CPointer(array.dtype)(array), codegen
+
+
 WALK = types.void(*[types.intp] * 5)
 
 
