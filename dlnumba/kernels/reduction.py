@@ -164,8 +164,9 @@ def _vector_combine(typingctx, op, pointer, start, count):
 
         def pairwise_blocks(rounds_from):
             """The vectors ``rounds_from`` gives for each block of ``_VECTOR_BLOCK`` elements
-            (the last may be shorter), combined pairwise as a pairwise sum combines its
-            blocks' results, without leaving the loop or summing a vector's lanes per block."""
+            (the last may be shorter), combined pairwise as :func:`_push` and :func:`_fold`
+            combine the scalar blocks' results (written again here for vectors, in the loop),
+            without summing a vector's lanes per block."""
             per_block = index(_VECTOR_BLOCK // (lanes * _VECTORS))
             stack = cgutils.alloca_once(builder, vector, size=64)
             depth = cgutils.alloca_once_value(builder, index(0))
