@@ -288,6 +288,22 @@ def test_index_reductions_and_scans_of_long_runs_on_device():
                  xp.cumulative_sum(x[:2, ::-3], axis=1, dtype=xp.float64), 1e-12)
 
 
+def test_unsigned_products_past_two_to_the_63_on_device():
+    """Whole and running uint64 products that wrap past 2**63, exactly as the host's (the
+    simulator once failed them: a Python int that large cannot go back into compiled code)."""
+    values = xp.asarray(np.array([[60000, 65535, 50000, 40000, 33333, 65000, 7, 9]] * 3 +
+                                 [[65535] * 8], np.uint16))
+    long_run = xp.asarray((np.arange(1, 3000, dtype=np.uint16) * 23) | 1)
+    for result, expected in (
+            (xp.cumulative_prod(values.to_device(CUDA), axis=1),
+             xp.cumulative_prod(values, axis=1)),
+            (xp.prod(values.to_device(CUDA), axis=1), xp.prod(values, axis=1)),
+            (xp.cumulative_prod(long_run.to_device(CUDA)), xp.cumulative_prod(long_run)),
+            (xp.prod(long_run.to_device(CUDA)), xp.prod(long_run))):
+        assert result.device == CUDA and result.dtype == xp.uint64
+        np.testing.assert_array_equal(to_numpy(result), to_numpy(expected))
+
+
 @settings(max_examples=10, deadline=None)
 @given(st.data())
 def test_where_and_nonzero_on_device_match_the_host_engine(data):

@@ -141,6 +141,22 @@ def _block_tree(merge):
     return fold
 
 
+def _combiner(op, dtype):
+    """A device function ``combine(a, b)``: the reduction ``op`` of two partial results held
+    as ``dtype`` values. It casts them back to ``dtype`` first: a no-op on the device, where
+    they are typed, and needed in the simulator, which hands device functions Python ints that
+    Numba would multiply as int64 (a running uint64 product turned negative). The kernels keep
+    such values in a typed one-element array between calls for the same reason: a Python int
+    past 2**63 cannot be passed back to a compiled function at all."""
+    scalar = dtype.storage.type
+
+    @njit
+    def combine(a, b):
+        return reductions.combine(op, scalar(a), scalar(b))
+
+    return combine
+
+
 @functools.lru_cache(maxsize=None)
 def _reduce_kernel(name, x_dtype, acc_dtype):
     """The kernel of the reduction ``name`` of ``x_dtype`` elements into ``acc_dtype``: one
@@ -153,9 +169,7 @@ def _reduce_kernel(name, x_dtype, acc_dtype):
     def load(value):
         return reductions.load(op, value, x_tag, acc_tag)
 
-    @njit
-    def combine(a, b):
-        return reductions.combine(op, a, b)
+    combine = _combiner(op, acc_dtype)
 
     @njit
     def identity():
@@ -170,17 +184,18 @@ def _reduce_kernel(name, x_dtype, acc_dtype):
     @cuda.jit
     def kernel(x, x_start, out, kept, kept_ndim, reduced, reduced_ndim, n_out, n_reduced):
         partials = cuda.shared.array(_REDUCE_THREADS, acc_type)
+        held = cuda.local.array(1, acc_type)  # the thread's partial result, typed (_combiner)
         t = cuda.threadIdx.x
         k = cuda.blockIdx.x
         while k < n_out:
             base, o, _, _ = _offsets(k, kept, kept_ndim, 2)
-            acc = identity()
+            held[0] = identity()
             j = t
             while j < n_reduced:
                 a, _, _, _ = _offsets(j, reduced, reduced_ndim, 2)
-                acc = combine(acc, load(x[x_start + base + a]))
+                held[0] = combine(held[0], load(x[x_start + base + a]))
                 j += cuda.blockDim.x
-            partials[t] = acc
+            partials[t] = held[0]
             fold((partials,), t)
             if t == 0:
                 out[o] = partials[0]
@@ -272,9 +287,7 @@ def _scan_kernel(name, x_dtype, out_dtype):
     def rounded(value):
         return conversions.convert(stored(value), out_tag, compute_tag)
 
-    @njit
-    def combine(a, b):
-        return reductions.combine(op, a, b)
+    combine = _combiner(op, computation_dtype(out_dtype))
 
     @njit
     def identity():
@@ -283,6 +296,7 @@ def _scan_kernel(name, x_dtype, out_dtype):
     @cuda.jit
     def kernel(x, x_start, out, out_start, lanes, lanes_ndim, n_lanes, n, x_stride, out_stride):
         totals = cuda.shared.array(_REDUCE_THREADS, compute_type)
+        held = cuda.local.array(1, compute_type)  # its total, then running value (_combiner)
         t = cuda.threadIdx.x
         share = (n + cuda.blockDim.x - 1) // cuda.blockDim.x
         first = t * share
@@ -292,25 +306,26 @@ def _scan_kernel(name, x_dtype, out_dtype):
             x_base, out_base, _, _ = _offsets(k, lanes, lanes_ndim, 2)
             x_base += x_start
             out_base += out_start
-            total = identity()
+            held[0] = identity()
             if first < last:
-                total = load(x[x_base + first * x_stride])
+                held[0] = load(x[x_base + first * x_stride])
             for j in range(first + 1, last):
-                total = combine(total, load(x[x_base + j * x_stride]))
-            totals[t] = total
+                held[0] = combine(held[0], load(x[x_base + j * x_stride]))
+            totals[t] = held[0]
             cuda.syncthreads()
             if t == 0:  # the running value before each share, from the first share's total on
-                running = totals[0]
+                held[0] = totals[0]
                 for u in range(1, cuda.blockDim.x):
                     total = totals[u]
-                    totals[u] = running
-                    running = combine(running, total)
+                    totals[u] = held[0]
+                    held[0] = combine(held[0], total)
             cuda.syncthreads()
-            running = totals[t]
+            held[0] = totals[t]
             for j in range(first, last):
                 value = load(x[x_base + j * x_stride])
-                running = rounded(value if j == 0 else combine(running, value))
-                out[out_base + j * out_stride] = stored(running)
+                held[0] = value if j == 0 else combine(held[0], value)
+                held[0] = rounded(held[0])
+                out[out_base + j * out_stride] = stored(held[0])
             cuda.syncthreads()
             k += cuda.gridDim.x
 
