@@ -273,6 +273,10 @@ class ndarray(ArrayBase):
     # ---- views and copies ----
 
     def _view(self, offset, shape, strides):
+        """A view of this array's memory, ``offset`` elements in; an empty view stays at this
+        array's address with C-contiguous strides, so that no offset of its can overflow."""
+        if 0 in shape:
+            offset, strides = 0, c_strides(shape)
         return ndarray._new(self._address + offset * self._dtype.itemsize, shape, strides,
                             self._dtype, self._device, self._owner, self._readonly)
 

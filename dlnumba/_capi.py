@@ -316,8 +316,9 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
             step = step * n if step <= _LIMIT // n else _LIMIT
         empty = empty or n == 0
     # The sizes other than 0 multiply to at most _LIMIT bytes, so C-contiguous strides fit. A
-    # stride that moves nothing (on an axis of size 0 or 1, or in an empty tensor) may be any
-    # word: one outside +-_LIMIT bytes is replaced by the C-contiguous stride.
+    # stride that moves nothing may be any word: an empty tensor takes the C-contiguous strides
+    # (a view's offsets could not overflow), an axis of size 1 takes its C-contiguous stride
+    # when its own lies outside +-_LIMIT bytes.
     largest = _LIMIT // itemsize
     step = 1
     low = high = 0
@@ -336,7 +337,7 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
                 if low < -_LIMIT - reach:
                     return TOO_LARGE, axis
                 low += reach
-        elif s < -largest or s > largest:
+        elif empty or s < -largest or s > largest:
             _store_word(strides_out + 8 * axis, step)
         if n > 1:
             if step > largest // n:
@@ -509,8 +510,8 @@ def __getattr__(name):
     ``import_array(capsule, None, report, ndim_limit, cuda_devices, dtype_table,
     release_legacy, release_versioned, new, dtypes, cpu)`` validates the tensor in a DLPack
     capsule and fills ``report`` (REPORT, then shape and strides; strides made C-contiguous
-    when NULL; a stride beyond 2**62 bytes on an axis of size 0 or 1, or in an empty tensor,
-    where it moves nothing, replaced by the C-contiguous one). If valid, it renames the capsule
+    when NULL or the tensor is empty; a stride beyond 2**62 bytes on an axis of size 1, where it
+    moves nothing, replaced by the C-contiguous one). If valid, it renames the capsule
     ``used_...`` and adopts the tensor in a new capsule, the owner, whose destructor
     (``release_legacy`` or ``release_versioned``) runs the producer's deleter. Host memory
     comes back as ``new(address, shape, strides, dtypes[index], cpu, owner, readonly)``, other

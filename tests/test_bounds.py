@@ -17,6 +17,7 @@ import dlnumba as xp
 from dlpack_forge import READ_ONLY, Forged
 
 LIMIT = 2**62  # the bytes a dlnumba array may span
+INT64_MAX = 2**63 - 1
 
 
 def byte_range(x):
@@ -114,13 +115,29 @@ operations = st.lists(st.one_of(
     max_size=6)
 
 
-@given(operations)
-def test_chained_views_keep_strides_in_int64(chain):
+@st.composite
+def empty_imports(draw):
+    """An empty int32 tensor with any strides at any address, as Forged arguments."""
+    shape = draw(st.lists(st.integers(0, 4), min_size=1, max_size=4))
+    shape[draw(st.integers(0, len(shape) - 1))] = 0
+    return dict(shape=tuple(shape), versioned=draw(st.booleans()),
+                strides=tuple(draw(st.integers(-2**63, INT64_MAX)) for _ in shape),
+                data=draw(st.integers(0, INT64_MAX - 4)))
+
+
+@given(st.one_of(st.none(), empty_imports()), operations)
+def test_chained_views_keep_strides_in_int64(empty_import, chain):
     """Any chain of view-making operations (basic indexing with huge steps, permute_dims,
-    expand_dims, squeeze, broadcast_to, reshape, flip, mT, DLPack import) gives views whose
-    byte strides fit, that NumPy reads and repr prints, with NumPy's values."""
-    a = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
-    x = base_array()
+    expand_dims, squeeze, broadcast_to, reshape, flip, mT, DLPack import), from a small array
+    or from an empty import with any strides, gives views whose byte strides fit and whose
+    address is one, that NumPy reads and repr prints, with NumPy's values."""
+    if empty_import is None:
+        a = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+        x = base_array()
+    else:
+        forged = Forged(np.zeros(1, np.int32), **empty_import)
+        a = np.zeros(empty_import["shape"], np.int32)
+        x = xp.from_dlpack(forged.capsule)
     for operation, argument in chain:
         if operation == "index":
             ours, numpys = (lambda x: x[argument]), (lambda a: a[argument])
@@ -132,8 +149,13 @@ def test_chained_views_keep_strides_in_int64(chain):
             continue
         x, a = ours(x), expected
         assert strides_fit(x), (operation, argument, x.shape, x._strides)
+        assert 0 <= x._address <= INT64_MAX, (operation, argument, x._address)
         np.testing.assert_array_equal(np.asarray(x), a)
         repr(x)
+    if empty_import is not None:
+        del x
+        assert forged.calls == [forged.managed_address]
+        forged.forget()
 
 
 @pytest.mark.parametrize("key, message", [

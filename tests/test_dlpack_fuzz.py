@@ -153,11 +153,12 @@ def c_strides(shape):
 
 
 def effective_strides(shape, strides, itemsize):
-    """The strides dlnumba keeps: a stride that moves nothing (axis of size 0 or 1, or an empty
-    tensor) and lies beyond 2**62 bytes is replaced by the C-contiguous one."""
+    """The strides dlnumba keeps: an empty tensor's are the C-contiguous ones, and a stride
+    on an axis of size 1 that lies beyond 2**62 bytes is replaced by the C-contiguous one."""
     contiguous = c_strides(shape)
-    empty = 0 in shape
-    return tuple(c if (n <= 1 or empty) and abs(s) > LIMIT // itemsize else s
+    if 0 in shape:
+        return contiguous
+    return tuple(c if n <= 1 and abs(s) > LIMIT // itemsize else s
                  for n, s, c in zip(shape, strides, contiguous))
 
 
@@ -185,6 +186,8 @@ ONE_STRIDE = st.one_of(st.integers(-4, 4), words)
 MINOR = st.sampled_from([0, 1, 2, 3, 4, 2**32 - 1])
 FLAGS = st.sampled_from([0, 1, 2, 3])
 RESERVED = st.sampled_from([0, 1 << 2, 1 << 63, 2**64 - 4])
+EMPTY_DATA = st.one_of(st.just(0), st.integers(1, 2**48),
+                       st.integers(INT64_MAX - 2**16, INT64_MAX - 64 - 16))
 OPTIONS = st.sampled_from([{}, {}, {"copy": True}, {"copy": False}, {"device": "cpu"}])
 
 
@@ -219,8 +222,8 @@ def layouts(draw):
     address = buffer.__array_interface__["data"][0]
     in_data = draw(st.integers(0, start))  # elements moved from byte_offset into data
     data, byte_offset = address + in_data * itemsize, (start - in_data) * itemsize
-    if empty and draw(st.booleans()):
-        data, byte_offset = address if draw(st.booleans()) else 0, draw(st.integers(0, 64))
+    if empty:  # no memory is read: a drawn address makes any failure replay
+        data, byte_offset = draw(EMPTY_DATA), draw(st.integers(0, 64))
     if empty:
         expected = np.zeros(shape, storage)
     else:
@@ -352,7 +355,7 @@ def check_accepted(f, x, name, expected, fields, copy):
         assert not x._readonly
     else:
         assert f.calls == []
-        assert x._address == fields["data"] + fields["byte_offset"] or 0 in shape
+        assert x._address == fields["data"] + fields["byte_offset"]
         strides = c_strides(shape) if fields["null_strides"] else fields["strides"]
         assert x._strides == effective_strides(shape, strides, itemsize)
         assert x._readonly == bool(f.versioned and flags & 1)
@@ -361,7 +364,11 @@ def check_accepted(f, x, name, expected, fields, copy):
     copy_of_x = xp.asarray(x, copy=True)
     np.testing.assert_array_equal(read(copy_of_x), expected)
     if x.ndim:
-        np.testing.assert_array_equal(read(x[..., ::-1]), expected[..., ::-1])
+        reversed_view = x[..., ::-1]
+        np.testing.assert_array_equal(read(reversed_view), expected[..., ::-1])
+        if 0 in shape:
+            assert reversed_view._address == x._address
+            assert reversed_view._strides == x._strides == c_strides(shape)
     if name != "bfloat16":
         exported = np.from_dlpack(x)
         np.testing.assert_array_equal(exported, expected)
@@ -478,6 +485,7 @@ def _fuzz_raw_fields(r):
     assert all(abs(s) * itemsize <= LIMIT for s in x._strides)
     assert f.calls == []
     view = x[(slice(None, None, -1),) * x.ndim] if x.ndim else x  # address arithmetic only
+    assert 0 <= view._address <= INT64_MAX
     del x, view
     assert f.calls == [f.managed_address]
     f.forget()
@@ -541,17 +549,38 @@ def test_size_one_axis_with_huge_stride(stride):
 
 @pytest.mark.parametrize("versioned", [False, True])
 def test_empty_tensor_with_huge_strides(versioned):
-    """An empty tensor's strides move nothing: beyond 2**62 bytes they become C-contiguous, on
-    any axis (the order of the axes used to decide between refusing and keeping them)."""
+    """An empty tensor's strides move nothing: they become C-contiguous, on any axis (the order
+    of the axes used to decide between refusing and keeping strides beyond 2**62 bytes)."""
     a = np.zeros(1)
     for shape, strides in [((0, 3), (INT64_MAX, INT64_MAX)), ((3, 0), (2**62, 1)),
                            ((0, 5), (1, -2**63))]:
         f = Forged(a, versioned=versioned, shape=shape, strides=strides)
         x = xp.from_dlpack(f.capsule)
         assert x.shape == shape
-        assert all(abs(s) <= LIMIT // 8 for s in x._strides)
+        assert x._strides == c_strides(shape)
         assert np.from_dlpack(x).shape == shape
         assert xp.from_dlpack(x.__dlpack__(max_version=(1, 3))).shape == shape
+
+
+@pytest.mark.parametrize("versioned", [False, True])
+def test_empty_tensor_keeps_no_strides_that_views_overflow(versioned):
+    """Regression (thorough fuzzer, seed 777008): an empty uint32 tensor of shape (0, 4) with
+    strides (0, -768622215807408451), within 2**62 bytes each, kept them; ``x[..., ::-1]`` then
+    moved its address by 3 strides to -9223372036853124884 and np.asarray raised
+    OverflowError. An empty tensor now takes C-contiguous strides, and its views its address."""
+    data = 94_552_835_776_528
+    f = Forged(np.zeros(1, np.uint32), versioned=versioned, shape=(0, 4),
+               strides=(0, -768_622_215_807_408_451), data=data, byte_offset=0)
+    x = xp.from_dlpack(f.capsule)
+    assert x.shape == (0, 4) and x._strides == (4, 1) and x._address == data
+    view = x[..., ::-1]
+    assert view._address == data and view._strides == (4, 1)
+    assert np.asarray(view).shape == (0, 4)
+    assert np.from_dlpack(view).shape == (0, 4)
+    assert xp.from_dlpack(view.__dlpack__(max_version=(1, 3)))._address == data
+    repr(view)
+    del x, view
+    assert f.calls == [f.managed_address]
 
 
 def test_empty_tensor_with_huge_sizes_refused():
