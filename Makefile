@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint test-thorough conformance bench clean
+.PHONY: demo test kernels lint test-thorough conformance bench clean
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,10 +23,15 @@ $(VENV)/.bench: $(VENV)/.base
 	$(PY) -m pip install -q -e '.[bench]'
 	touch $@
 
-demo: $(VENV)/.demo
+# The kernels shipped compiled for this host's CPU level (python -m dlnumba build): built once,
+# again only when the kernel sources or Numba change.
+kernels: $(VENV)/.base
+	$(PY) -m dlnumba build
+
+demo: $(VENV)/.demo kernels
 	$(PY) -m dlnumba demo
 
-test: $(VENV)/.test
+test: $(VENV)/.test kernels
 	$(PY) -m pytest -q -n auto
 
 # ruff, with the rules and per-file ignores in pyproject.toml
@@ -50,7 +55,7 @@ test-thorough: $(VENV)/.test
 # dlnumba, every test passing; CONFORMANCE_ARGS go to pytest (CI: bounded and seeded).
 ARRAY_API_TESTS ?= ../shared/array-api-tests
 CONFORMANCE_ARGS ?= --max-examples=20 --hypothesis-disable-deadline --hypothesis-seed=1
-conformance: $(VENV)/.test
+conformance: $(VENV)/.test kernels
 	@test -x $(ARRAY_API_TESTS)/run || { echo "no array-api-tests runner at $(ARRAY_API_TESTS)/run;" \
 		"set ARRAY_API_TESTS to a checkout that has one"; exit 2; }
 	PYTHON=$(abspath $(PY)) $(ARRAY_API_TESTS)/run -n auto -rs $(CONFORMANCE_ARGS)
@@ -67,5 +72,5 @@ bench: $(VENV)/.bench
 		"(served by: cd asv_benchmarks && $(ASV) preview)"; exit $$status
 
 clean:
-	rm -rf $(VENV) .hypothesis .pytest_cache
+	rm -rf $(VENV) .hypothesis .pytest_cache dlnumba/_objects
 	find . -name __pycache__ -prune -exec rm -rf {} +

@@ -1,9 +1,12 @@
 """``python -m dlnumba demo``: the tour a new user runs first. ``python -m dlnumba warm
-[DTYPE ...]``: compile the kernels of common calls into Numba's cache (see :mod:`._warm`)."""
+[DTYPE ...]``: compile the kernels of common calls into Numba's cache (see :mod:`._warm`).
+``python -m dlnumba build [LEVEL ... | all]``: compile the shipped kernels of CPU levels (see
+:mod:`._build`). ``python -m dlnumba info``: which shipped kernels this process loads."""
 
 import sys
 
-_USAGE = "usage: python -m dlnumba demo | python -m dlnumba warm [DTYPE ...]"
+_USAGE = ("usage: python -m dlnumba demo | python -m dlnumba warm [DTYPE ...] | "
+          "python -m dlnumba build [LEVEL ... | all] | python -m dlnumba info")
 
 
 def main(argv):
@@ -11,10 +14,18 @@ def main(argv):
         from ._demo import run
         run()
         return 0
-    if argv[:1] == ["warm"]:
-        from ._warm import DTYPES, run
+    if argv == ["info"]:
+        from ._shipped import info
+        print("\n".join(info()))
+        return 0
+    if argv[:1] in (["warm"], ["build"]):
         try:
-            run(argv[1:] or DTYPES)
+            if argv[0] == "warm":
+                from ._warm import DTYPES, run
+                run(argv[1:] or DTYPES)
+            else:
+                from ._build import build
+                build(argv[1:])
         except ValueError as error:
             print(f"{error}\n{_USAGE}", file=sys.stderr)
             return 2

@@ -18,29 +18,16 @@ import pickle
 from numba.core import caching
 from numba.core.caching import _CacheLocator
 
-from ._version import __version__
+from ._shipped import source_salt
 
 _CacheImpl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.6x
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-_COMPILED_SOURCES = ("_capi.py", "kernels", "shared")
-
-
-def _salt():
-    digest = hashlib.sha256(__version__.encode())
-    for name in _COMPILED_SOURCES:
-        path = os.path.join(_PACKAGE_DIR, name)
-        files = [path] if path.endswith(".py") else sorted(
-            os.path.join(path, f) for f in os.listdir(path) if f.endswith(".py"))
-        for file in files:
-            with open(file, "rb") as source:
-                digest.update(source.read())
-    return digest.hexdigest()
 
 
 class SaltedLocator(_CacheLocator):
     """Wraps the locator Numba would choose for a dlnumba file and salts its source stamp."""
 
-    salt = _salt()
+    salt = source_salt()
 
     def __init__(self, inner):
         self._inner = inner

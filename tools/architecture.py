@@ -12,10 +12,10 @@ import sys
 # The layers, by module name relative to the package; a module is in the first that matches.
 _LAYERS = (("cuda", "cuda backend"), ("kernels", "cpu backend"), ("shared", "shared kernels"),
            ("_backend", "interface"))
-# Modules every layer may use: the dtype table, devices, layouts, memory, the C API and the
-# C-level builtins.
+# Modules every layer may use: the dtype table, devices, layouts, memory, the C API, the
+# C-level builtins and the shipped kernels.
 _CORE = ("_dtypes", "_devices", "_layout", "_memory", "_mode", "_capi", "_native", "_version",
-         "_typing", "_numba_cache", "_import_guard")
+         "_typing", "_numba_cache", "_import_guard", "_shipped")
 _DEVICE_TESTS = ("CPU", "_cuda")
 
 

@@ -152,11 +152,12 @@ def _take_piece(itemsize):
     then one word per piece for the position, in the piece, of its first index outside
     ``[-size, size)`` (or -1)."""
     unit, index_unit = _UNITS[itemsize], _UNITS[8]
+    pieces = PIECES  # a closure value: a cached or shipped piece is keyed by it
 
     def piece(words_address, k):
-        words = carray(_typed_pointer(words_address, WORD), 6 + PIECES)
+        words = carray(_typed_pointer(words_address, WORD), 6 + pieces)
         count = words[4]
-        start, end = count * k // PIECES, count * (k + 1) // PIECES
+        start, end = count * k // pieces, count * (k + 1) // pieces
         words[6 + k] = indexing.take(words[0], words[1], words[2], words[3] + 8 * start,
                                      end - start, words[5] + itemsize * start, unit, index_unit)
 

@@ -17,6 +17,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from .._native import c_caller
+from .._shipped import shipped_address
 
 RUN = types.void(*[types.intp] * 7)
 _ROWS = 4  # of a walk's layout: the shape, then the byte strides of three operands
@@ -184,7 +185,11 @@ def compile_run(function, signature=RUN):
 
     ``function`` may be a closure over dtypes, numbers and bools: Numba's cache keys on them (a
     dispatcher there would make a new key in every process). The compiled function stays alive
-    as long as the process: callers keep only its address. It must not raise."""
+    as long as the process: callers keep only its address. It must not raise. A kernel that
+    dlnumba ships compiled (:mod:`.._shipped`) is not compiled again."""
+    address = shipped_address(function, signature)
+    if address:
+        return address
     compiled = cfunc(signature, cache=True, error_model="numpy")(function)
     _RUNS.append(compiled)
     return compiled.address

@@ -1,0 +1,184 @@
+"""``python -m dlnumba build [LEVEL ... | all]``: compile dlnumba's kernels ahead of time.
+
+For each CPU level (default: the best one this host runs, see :data:`._shipped.LEVELS`), child
+processes that target that level (``NUMBA_CPU_NAME`` and ``NUMBA_CPU_FEATURES``, an empty
+``NUMBA_CACHE_DIR``) run the namespace's functions on every dtype, small arrays and large ones,
+and keep what :func:`.kernels.walk.compile_run` compiled: each kernel's optimized module, its C
+entry renamed to its :func:`._shipped.kernel_key` and everything else made internal. This
+process links them into one module, has LLVM emit one object file for the level, and writes its
+manifest: the level, the kernels, the symbols the object needs, the versions and the sources'
+salt. A level whose manifest matches the sources and versions is left as it is.
+"""
+
+import json
+import os
+import platform
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+from ._shipped import (LEVELS, OBJECT_DIR, host_levels, manifest_problem, read_manifest,
+                       source_salt, versions)
+
+_LARGE_DTYPES = ("float64", "float32", "int64", "bool")  # their large-array kernels too
+_SIZES = (6, 1 << 15)  # below and above the small-array engine's limit (2**14 elements)
+
+
+def levels_to_build(names):
+    """The levels ``names`` asks for: ``[]`` is the best one this host runs, ``["all"]``
+    every level of its architecture."""
+    known = {level[0]: level for level in LEVELS.get(platform.machine(), ())}
+    if not names:
+        runnable = [name for name, _, _, missing in host_levels() if not missing]
+        return [known[runnable[0]]] if runnable else []
+    if names == ["all"]:
+        return list(known.values())
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ValueError(f"unknown CPU level {', '.join(unknown)}; this machine "
+                         f"({platform.machine()}) has {', '.join(known) or 'none'}")
+    return [known[name] for name in names]
+
+
+def build(names=(), jobs=None, report=print):
+    """Build the objects of the levels ``names`` (see :func:`levels_to_build`)."""
+    salt = source_salt()
+    jobs = jobs or os.cpu_count() or 1
+    for level in levels_to_build(list(names)):
+        manifest = read_manifest(level[0])
+        if manifest is not None and manifest_problem(manifest, salt) is None:
+            report(f"{level[0]}: up to date, {len(manifest['kernels'])} kernels")
+            continue
+        _build_level(level, salt, jobs, report)
+
+
+def _build_level(level, salt, jobs, report):
+    import llvmlite.binding as llvm
+    name, cpu, features = level
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="dlnumba-build-") as work:
+        env = dict(os.environ, NUMBA_CPU_NAME=cpu,
+                   NUMBA_CPU_FEATURES=",".join(f"+{f}" for f in features), DLNUMBA_JIT_ONLY="1")
+        # each child its own empty cache: a kernel loaded from a cache has no module to ship
+        children = [subprocess.Popen(
+            [sys.executable, "-m", "dlnumba._build", "--part", str(k), str(jobs), work],
+            env={**env, "NUMBA_CACHE_DIR": os.path.join(work, f"cache{k}")})
+            for k in range(jobs)]
+        if any(child.wait() for child in children):
+            raise RuntimeError(f"building the {name} kernels failed (see above)")
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        module = llvm.parse_assembly("")
+        kernels = sorted({f[:-3] for f in os.listdir(work) if f.endswith(".bc")})
+        for key in kernels:
+            with open(os.path.join(work, f"{key}.bc"), "rb") as file:
+                module.link_in(llvm.parse_bitcode(file.read()))
+        module.triple = llvm.get_process_triple()
+        data = _target_machine(cpu, features).emit_object(module)
+    os.makedirs(OBJECT_DIR, exist_ok=True)
+    with open(os.path.join(OBJECT_DIR, f"{name}.o"), "wb") as file:
+        file.write(data)
+    manifest = {"level": name, "cpu": cpu, "features": list(features), "salt": salt,
+                "versions": versions(), "kernels": kernels, "undefined": undefined_symbols(data)}
+    with open(os.path.join(OBJECT_DIR, f"{name}.json"), "w") as file:
+        json.dump(manifest, file, indent=1)
+    report(f"{name}: {len(kernels)} kernels, {len(data) / 2**20:.1f} MiB, "
+           f"{time.perf_counter() - start:.0f} s")
+
+
+def undefined_symbols(data):
+    """The names of the symbols an ELF-64 object file uses and does not define (LLVM may add
+    calls of its own, such as memset or compiler-rt's helpers, that the IR does not declare)."""
+    section_offset, = struct.unpack_from("<Q", data, 0x28)
+    size, count = struct.unpack_from("<HH", data, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, section_offset + k * size)
+                for k in range(count)]
+    names = set()
+    for _, kind, _, _, offset, length, link, _, _, entry in sections:
+        if kind != 2:  # SHT_SYMTAB
+            continue
+        strings = sections[link][4]
+        for at in range(offset, offset + length, entry):
+            name, _, _, index = struct.unpack_from("<IBBH", data, at)
+            if name and index == 0:  # SHN_UNDEF
+                names.add(data[strings + name:data.index(b"\0", strings + name)].decode())
+    return sorted(names)
+
+
+def _target_machine(cpu, features):
+    """The target machine Numba's JIT uses, for ``cpu`` with exactly ``features``."""
+    import llvmlite.binding as llvm
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(
+        cpu=cpu, features=",".join(f"+{f}" for f in features), opt=3,
+        reloc="static" if target.name.startswith("x86") else "default",
+        codemodel="jitdefault", jit=True)
+
+
+def _calls(dtype, size):
+    """(name, call) of the namespace's functions whose kernels :func:`.kernels.walk.compile_run`
+    makes, on a 2-D array of ``dtype`` and ``size``: every elementwise function (with an array
+    and with a Python scalar), the casts to every dtype, copies, reductions and products."""
+    import dlnumba as xp
+    from .shared.scalar import FUNCTIONS
+    a = xp.reshape(xp.astype(xp.arange(size) % 7, dtype), (2, size // 2))
+    for function, row in FUNCTIONS.items():
+        if row.arity == 1:
+            yield function, lambda f=function: getattr(xp, f)(a)
+        else:
+            yield function, lambda f=function: getattr(xp, f)(a, a)
+            yield f"{function} scalar", lambda f=function: getattr(xp, f)(a, 1)
+    for other in _dtype_names():
+        yield f"astype {other}", lambda other=other: xp.astype(a, getattr(xp, other))
+    yield "copy of a transpose", lambda: xp.asarray(xp.matrix_transpose(a), copy=True)
+    for name in ("sum", "prod", "mean", "var", "max", "min", "argmax", "argmin", "any", "all"):
+        reduce = getattr(xp, name)
+        for axis in (None, 0, 1):
+            yield f"{name} axis {axis}", lambda f=reduce, axis=axis: f(a, axis=axis)
+    yield "matmul", lambda: a @ xp.matrix_transpose(a)
+
+
+def _dtype_names():
+    from ._dtypes import DTYPES
+    return [dtype.name for dtype in DTYPES]
+
+
+def _build_part(part, parts, work):
+    """Child ``part`` of ``parts``: compile the kernels of its share of the dtypes and write
+    each one's module to ``work``."""
+    import llvmlite.binding as llvm
+    from ._shipped import kernel_key
+    from .kernels import walk
+    import dlnumba as xp
+    units = [(name, _SIZES[1]) for name in _LARGE_DTYPES] + [
+        (name, _SIZES[0]) for name in _dtype_names()]  # the slowest first, shared in turn
+    for name, size in units[part::parts]:
+        for _, call in _calls(getattr(xp, name), size):
+            try:
+                call()
+            except (TypeError, ValueError):
+                continue  # a function that does not take this dtype
+        print(f"  {name} ({'large' if size > _SIZES[0] else 'small'} arrays): "
+              f"{len(walk._RUNS)} kernels compiled by this process", flush=True)
+    for compiled in walk._RUNS:
+        key = kernel_key(compiled._pyfunc, compiled._sig)
+        if key is None:
+            continue
+        module = llvm.parse_bitcode(compiled._library._final_module.as_bitcode())
+        for value in (*module.functions, *module.global_variables):
+            if value.is_declaration:
+                continue
+            if value.name == compiled.native_name:
+                value.name = key
+            else:
+                value.linkage = llvm.Linkage.internal
+        if key not in {f.name for f in module.functions if not f.is_declaration}:
+            raise RuntimeError(f"{compiled._pyfunc.__qualname__} has no code to ship")
+        with open(os.path.join(work, f"{key}.bc"), "wb") as file:
+            file.write(module.as_bitcode())
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--part"]:
+    _build_part(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])

@@ -1,0 +1,209 @@
+"""Kernels compiled ahead of time: the object file of the best CPU level this host runs.
+
+``python -m dlnumba build`` (:mod:`._build`) has Numba compile dlnumba's C-level kernels (the
+functions :func:`.kernels.walk.compile_run` makes) once per CPU level, into one object file per
+level with a JSON manifest beside it. A process loads the object of the best level whose
+features its CPU has with llvmlite's MCJIT, on the first kernel it needs, and takes each kernel's
+address from it instead of compiling it. A kernel the object does not hold, an object that is
+missing or stale (another salt, Numba, llvmlite or Python), a symbol that nothing provides, or
+``DLNUMBA_JIT_ONLY=1`` in the environment leave the kernels to the JIT: never a crash.
+``python -m dlnumba info`` says which level is loaded, or why none is.
+"""
+
+import functools
+import hashlib
+import json
+import os
+import platform
+import sys
+import threading
+
+OBJECT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_objects")
+# The sources whose code the objects hold, and the build that makes them.
+_SOURCES = ("_capi.py", "_build.py", "kernels", "shared")
+
+# CPU levels by architecture, lowest first: (name, LLVM CPU name, LLVM features), the x86-64
+# ones as the psABI defines them. The features are given in full: a CPU name alone would keep
+# the build host's own (AVX-512 on an AVX-512 build host).
+_X86_V2 = ("cx16", "popcnt", "sahf", "sse3", "sse4.1", "sse4.2", "ssse3")
+_X86_V3 = _X86_V2 + ("avx", "avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave")
+_X86_V4 = _X86_V3 + ("avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl")
+LEVELS = {
+    "x86_64": (("x86-64-v2", "x86-64-v2", _X86_V2), ("x86-64-v3", "x86-64-v3", _X86_V3),
+               ("x86-64-v4", "x86-64-v4", _X86_V4)),
+    "aarch64": (("armv8-a", "generic", ("neon",)),),
+}
+_PLAIN_TYPES = (bool, int, float, str, bytes, type(None))
+
+
+@functools.cache
+def source_salt():
+    """A hash of the package version and of every source file whose code is compiled."""
+    from ._version import __version__
+    package = os.path.dirname(os.path.abspath(__file__))
+    digest = hashlib.sha256(__version__.encode())
+    for name in _SOURCES:
+        path = os.path.join(package, name)
+        files = [path] if path.endswith(".py") else sorted(
+            os.path.join(path, f) for f in os.listdir(path) if f.endswith(".py"))
+        for file in files:
+            with open(file, "rb") as source:
+                digest.update(source.read())
+    return digest.hexdigest()
+
+
+def versions():
+    """What an object is tied to: Numba's and llvmlite's versions and the Python ABI."""
+    from importlib.metadata import version
+    return {"numba": version("numba"), "llvmlite": version("llvmlite"),
+            "python": sys.implementation.cache_tag, "machine": platform.machine()}
+
+
+def kernel_key(function, signature):
+    """The name a kernel is shipped under: the function's module, qualified name and bytecode,
+    its C signature and the values of its closure, hashed; None when a closure value has no stable
+    text (only dtypes and plain values do)."""
+    import numpy as np
+    cells = tuple(cell.cell_contents for cell in function.__closure__ or ())
+    if not all(isinstance(v, (*_PLAIN_TYPES, np.dtype)) for v in cells):
+        return None
+    text = f"{function.__module__}.{function.__qualname__}|{signature}|{cells!r}"
+    digest = hashlib.sha256(text.encode())
+    digest.update(function.__code__.co_code)
+    return "dlnumba_" + digest.hexdigest()[:32]
+
+
+def host_levels(features=None, machine=None):
+    """The levels of this architecture, best first, each with the features it needs that the
+    host lacks (``features``: the host's, as ``llvmlite.binding.get_host_cpu_features``)."""
+    if features is None:
+        import llvmlite.binding as llvm
+        features = {name for name, on in llvm.get_host_cpu_features().items() if on}
+    levels = LEVELS.get(machine or platform.machine(), ())
+    return [(name, cpu, required, [f for f in required if f not in features])
+            for name, cpu, required in reversed(levels)]
+
+
+class _Shipped:
+    """The loaded object: ``addresses`` by kernel key, and what was decided."""
+
+    def __init__(self):
+        self.level, self.addresses, self.reasons, self._engine = None, {}, [], None
+
+    def load(self, salt, features=None):
+        """Load the best level's object that passes every check; note why others did not."""
+        if os.environ.get("DLNUMBA_JIT_ONLY", "0") not in ("", "0"):
+            self.reasons.append("DLNUMBA_JIT_ONLY is set: every kernel is compiled")
+            return
+        for name, _, _, missing in host_levels(features):
+            if missing:
+                self.reasons.append(f"{name}: the CPU lacks {', '.join(missing)}")
+                continue
+            problem = self._try(name, salt)
+            if problem is None:
+                self.level = name
+                return
+            self.reasons.append(f"{name}: {problem}")
+        if not self.reasons:
+            self.reasons.append(f"no CPU level is defined for {platform.machine()}")
+
+    def _try(self, name, salt):
+        manifest = read_manifest(name)
+        if manifest is None:
+            return f"not built (python -m dlnumba build; {OBJECT_DIR})"
+        problem = manifest_problem(manifest, salt)
+        if problem is not None:
+            return problem
+        import llvmlite.binding as llvm
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        machine = llvm.Target.from_default_triple().create_target_machine()
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+        missing = provide_symbols(manifest["undefined"])
+        if missing:
+            return f"nothing provides the symbols {', '.join(missing[:5])}"
+        with open(os.path.join(OBJECT_DIR, f"{name}.o"), "rb") as file:
+            engine.add_object_file(llvm.ObjectFileRef.from_data(file.read()))
+        engine.finalize_object()
+        self.addresses = {key: engine.get_function_address(key) for key in manifest["kernels"]}
+        self._engine = engine
+        return None
+
+
+def read_manifest(level):
+    """The manifest of ``level``'s object, or None when either file is missing."""
+    path = os.path.join(OBJECT_DIR, f"{level}.json")
+    if not os.path.exists(path) or not os.path.exists(path[:-len(".json")] + ".o"):
+        return None
+    with open(path) as file:
+        return json.load(file)
+
+
+def manifest_problem(manifest, salt):
+    """Why an object with ``manifest`` must not be loaded here, or None."""
+    if manifest.get("salt") != salt:
+        return "built from other sources (stale: python -m dlnumba build)"
+    expected = versions()
+    for name, value in expected.items():
+        if manifest.get("versions", {}).get(name) != value:
+            return (f"built for {name} {manifest.get('versions', {}).get(name)}, "
+                    f"this is {value}")
+    return None
+
+
+def provide_symbols(names):
+    """Make Numba's C helpers (``numba_*``, ``NRT_*``) that ``names`` need known to the JIT
+    linker; return the names that nothing provides, which MCJIT would leave as jumps to 0."""
+    import llvmlite.binding as llvm
+    missing = []
+    for name in names:
+        if llvm.address_of_symbol(name):
+            continue
+        address = _helper_address(name)
+        if address:
+            llvm.add_symbol(name, address)
+        else:
+            missing.append(name)
+    return missing
+
+
+def _helper_address(name):
+    if name.startswith("numba_"):
+        from numba import _helperlib
+        return _helperlib.c_helpers.get(name[len("numba_"):])
+    if name.startswith("NRT_"):
+        from numba.core.runtime import _nrt_python
+        return _nrt_python.c_helpers.get(name[len("NRT_"):])
+    return None
+
+
+_SHIPPED = None
+_LOADING = threading.Lock()
+
+
+def shipped():
+    """The loaded object (loaded on the first call)."""
+    global _SHIPPED
+    if _SHIPPED is None:
+        with _LOADING:
+            if _SHIPPED is None:
+                loaded = _Shipped()
+                loaded.load(source_salt())
+                _SHIPPED = loaded
+    return _SHIPPED
+
+
+def shipped_address(function, signature):
+    """The address of the shipped kernel ``function`` of C ``signature``, or None."""
+    addresses = shipped().addresses
+    if not addresses:
+        return None
+    return addresses.get(kernel_key(function, signature))
+
+
+def info():
+    """Lines that say which level is loaded and why the better ones are not."""
+    loaded = shipped()
+    head = (f"shipped kernels: {loaded.level}, {len(loaded.addresses)} kernels from "
+            f"{OBJECT_DIR}" if loaded.level else "shipped kernels: none loaded (JIT only)")
+    return [head, *(f"  {reason}" for reason in loaded.reasons)]

@@ -1,0 +1,142 @@
+"""Shipped kernels (dlnumba._shipped, built by ``python -m dlnumba build``): a process loads the
+object of the best CPU level its host runs and compiles none of the kernels it holds; a level the
+host cannot run, a stale manifest or a symbol nothing provides is refused before anything is
+loaded; and the shipped kernels give the bits the JIT's give. ``make test`` builds the objects
+first; without them the tests that need them fail, naming the command that builds them."""
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from dlnumba import _shipped
+
+X86 = platform.machine() == "x86_64"
+V3 = set(_shipped.LEVELS["x86_64"][1][2])
+
+
+def _built_level():
+    """The level this host loads, which ``make test`` has built."""
+    loaded = _shipped.shipped()
+    assert loaded.level, "no shipped kernels loaded: " + "; ".join(loaded.reasons)
+    return loaded.level
+
+
+def _run(code, **env):
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=900, env={**os.environ, **env})
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@pytest.mark.skipif(not X86, reason="the x86-64 levels")
+def test_a_level_whose_features_the_host_lacks_is_never_loaded():
+    levels = _shipped.host_levels(features=V3 - {"avx2"}, machine="x86_64")
+    assert [(name, missing) for name, _, _, missing in levels] == [
+        ("x86-64-v4", ["avx2", "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"]),
+        ("x86-64-v3", ["avx2"]), ("x86-64-v2", [])]
+    loaded = _shipped._Shipped()
+    loaded.load(_shipped.source_salt(), features=V3 - {"avx2"})
+    assert loaded.level in (None, "x86-64-v2")
+    assert "x86-64-v3: the CPU lacks avx2" in loaded.reasons
+
+
+def test_a_manifest_of_other_sources_or_versions_is_refused():
+    manifest = _shipped.read_manifest(_built_level())
+    salt = _shipped.source_salt()
+    assert _shipped.manifest_problem(manifest, salt) is None
+    assert "stale" in _shipped.manifest_problem({**manifest, "salt": "0" * 64}, salt)
+    other = {**manifest, "versions": {**manifest["versions"], "numba": "0.1.0"}}
+    assert "built for numba 0.1.0" in _shipped.manifest_problem(other, salt)
+
+
+def test_an_object_needing_an_unknown_symbol_is_refused_before_loading(tmp_path, monkeypatch):
+    level = _built_level()
+    for suffix in (".o", ".json"):
+        shutil.copy(os.path.join(_shipped.OBJECT_DIR, level + suffix), tmp_path)
+    manifest = json.loads((tmp_path / f"{level}.json").read_text())
+    manifest["undefined"].append("dlnumba_no_such_symbol")
+    (tmp_path / f"{level}.json").write_text(json.dumps(manifest))
+    monkeypatch.setattr(_shipped, "OBJECT_DIR", str(tmp_path))
+    assert _shipped._Shipped()._try(level, _shipped.source_salt()) == (
+        "nothing provides the symbols dlnumba_no_such_symbol")
+
+
+def test_jit_only_loads_nothing():
+    out = _run("from dlnumba import _shipped; print(_shipped.shipped().level)",
+               DLNUMBA_JIT_ONLY="1")
+    assert out.strip() == "None"
+
+
+def test_info_names_the_level():
+    result = subprocess.run([sys.executable, "-m", "dlnumba", "info"], capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0
+    assert result.stdout.startswith(f"shipped kernels: {_built_level()}, ")
+
+
+_FIRST_CALLS = """
+import dlnumba as xp
+from dlnumba.kernels import walk
+for dtype in (xp.float32, xp.float64, xp.int64):
+    x = xp.reshape(xp.astype(xp.arange(12), dtype), (3, 4))
+    x + 1, x * x, xp.exp(x), xp.sum(x), xp.sum(x, axis=0), xp.mean(xp.astype(x, xp.float64))
+    xp.argmax(x), xp.max(x, axis=1), xp.astype(x, xp.float32), x[x > 3], x @ x.mT
+    xp.asarray(x.mT, copy=True), xp.sqrt(xp.abs(x)), xp.where(x > 1, x, x)
+print(len(walk._RUNS))
+"""
+
+
+def test_first_calls_compile_no_shipped_kernel(tmp_path):
+    """A new process on an empty Numba cache compiles no C kernel for these calls."""
+    _built_level()
+    assert _run(_FIRST_CALLS, NUMBA_CACHE_DIR=str(tmp_path)).strip() == "0"
+
+
+_RESULTS = """
+import sys
+import numpy as np
+import dlnumba as xp
+rng = np.random.default_rng(7)
+values = {}
+for name in ("float32", "float64", "int64", "int8", "uint16", "bool", "complex64"):
+    for size in (37, 1 << 15):
+        a = xp.asarray(rng.normal(0, 100, size).astype(name) if name != "bool"
+                       else rng.random(size) < 0.5)
+        if name.startswith("float"):
+            a[3] = float("nan")
+        b = xp.flip(a)
+        for label, call in [("add", lambda: a + b), ("multiply", lambda: a * b),
+                            ("exp", lambda: xp.exp(a)), ("sqrt", lambda: xp.sqrt(a)),
+                            ("sum", lambda: xp.sum(a)), ("max", lambda: xp.max(a)),
+                            ("argmax", lambda: xp.argmax(a)), ("mean", lambda: xp.mean(a)),
+                            ("float32", lambda: xp.astype(a, xp.float32)),
+                            ("greater", lambda: a > b)]:
+            try:
+                values[f"{name}-{size}-{label}"] = np.asarray(call())
+            except TypeError:
+                pass
+np.savez(sys.argv[1], **values)
+"""
+
+
+def test_shipped_and_jit_kernels_give_the_same_bits(tmp_path):
+    _built_level()
+    results = {}
+    for mode in ("0", "1"):
+        path = str(tmp_path / f"jit{mode}.npz")
+        result = subprocess.run([sys.executable, "-c", _RESULTS, path], capture_output=True,
+                                text=True, timeout=900,
+                                env={**os.environ, "DLNUMBA_JIT_ONLY": mode})
+        assert result.returncode == 0, result.stderr
+        with open(path, "rb") as file:
+            import numpy as np
+            results[mode] = dict(np.load(file))
+    assert results["0"].keys() == results["1"].keys() and len(results["0"]) > 100
+    for key, shipped in results["0"].items():
+        jit = results["1"][key]
+        assert shipped.dtype == jit.dtype and shipped.tobytes() == jit.tobytes(), key
