@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import dlnumba as xp
-from dlnumba import _numba_cache, kernels
+from dlnumba import _numba_cache, _shipped, _version, kernels
 from dlnumba.shared.plan import make_plan
 from dlnumba.kernels.transfer import transfer
 
@@ -123,8 +123,8 @@ def test_cache_stamp_holds_version_and_kernel_sources(monkeypatch):
     locator = transfer._cache._impl.locator
     assert isinstance(locator, _numba_cache.SaltedLocator)
     assert locator.get_source_stamp()[1] == _numba_cache.SaltedLocator.salt
-    monkeypatch.setattr(_numba_cache, "__version__", "999.0")
-    assert _numba_cache._salt() != _numba_cache.SaltedLocator.salt
+    monkeypatch.setattr(_version, "__version__", "999.0")
+    assert _shipped.source_salt.__wrapped__() != _numba_cache.SaltedLocator.salt
 
 
 def test_fresh_process_loads_copy_kernels_from_cache():
