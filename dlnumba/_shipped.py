@@ -95,11 +95,14 @@ class _Shipped:
         if os.environ.get("DLNUMBA_JIT_ONLY", "0") not in ("", "0"):
             self.reasons.append("DLNUMBA_JIT_ONLY is set: every kernel is compiled")
             return
-        for name, _, _, missing in host_levels(features):
+        for name, _, required, missing in host_levels(features):
             if missing:
                 self.reasons.append(f"{name}: the CPU lacks {', '.join(missing)}")
                 continue
-            problem = self._try(name, salt)
+            try:
+                problem = self._try(name, required, salt)
+            except (OSError, ValueError, KeyError, TypeError, RuntimeError) as error:
+                problem = f"unreadable ({type(error).__name__}: {error})"
             if problem is None:
                 self.level = name
                 return
@@ -107,13 +110,15 @@ class _Shipped:
         if not self.reasons:
             self.reasons.append(f"no CPU level is defined for {platform.machine()}")
 
-    def _try(self, name, salt):
+    def _try(self, name, required, salt):
         manifest = read_manifest(name)
         if manifest is None:
             return f"not built (python -m dlnumba build; {OBJECT_DIR})"
         problem = manifest_problem(manifest, salt)
         if problem is not None:
             return problem
+        if manifest["level"] != name or manifest["features"] != list(required):
+            return f"built for {manifest['level']} with {', '.join(manifest['features'])}"
         import llvmlite.binding as llvm
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()

@@ -62,8 +62,22 @@ def test_an_object_needing_an_unknown_symbol_is_refused_before_loading(tmp_path,
     manifest["undefined"].append("dlnumba_no_such_symbol")
     (tmp_path / f"{level}.json").write_text(json.dumps(manifest))
     monkeypatch.setattr(_shipped, "OBJECT_DIR", str(tmp_path))
-    assert _shipped._Shipped()._try(level, _shipped.source_salt()) == (
+    required = dict((name, features) for name, _, features in _shipped.LEVELS[
+        platform.machine()])[level]
+    assert _shipped._Shipped()._try(level, required, _shipped.source_salt()) == (
         "nothing provides the symbols dlnumba_no_such_symbol")
+
+
+def test_an_unreadable_manifest_leaves_the_kernels_to_the_jit(tmp_path, monkeypatch):
+    level = _built_level()
+    shutil.copy(os.path.join(_shipped.OBJECT_DIR, level + ".o"), tmp_path)
+    (tmp_path / f"{level}.json").write_text("{not json")
+    monkeypatch.setattr(_shipped, "OBJECT_DIR", str(tmp_path))
+    loaded = _shipped._Shipped()
+    loaded.load(_shipped.source_salt())
+    assert loaded.level != level and loaded.addresses == {}
+    assert any(reason.startswith(f"{level}: unreadable (JSONDecodeError") for reason in
+               loaded.reasons)
 
 
 def test_jit_only_loads_nothing():
