@@ -48,7 +48,7 @@ def build(names=(), jobs=None, report=print):
     jobs = jobs or os.cpu_count() or 1
     for level in levels_to_build(list(names)):
         manifest = read_manifest(level[0])
-        if manifest is not None and manifest_problem(manifest, salt) is None:
+        if manifest is not None and manifest_problem(manifest, salt, level) is None:
             report(f"{level[0]}: up to date, {len(manifest['kernels'])} kernels")
             continue
         _build_level(level, salt, jobs, report)
@@ -59,8 +59,8 @@ def _build_level(level, salt, jobs, report):
     name, cpu, features = level
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="dlnumba-build-") as work:
-        env = dict(os.environ, NUMBA_CPU_NAME=cpu,
-                   NUMBA_CPU_FEATURES=",".join(f"+{f}" for f in features), DLNUMBA_JIT_ONLY="1")
+        env = dict(os.environ, NUMBA_CPU_NAME=cpu, NUMBA_CPU_FEATURES=_feature_string(features),
+                   DLNUMBA_JIT_ONLY="1")
         # each child its own empty cache: a kernel loaded from a cache has no module to ship
         children = [subprocess.Popen(
             [sys.executable, "-m", "dlnumba._build", "--part", str(k), str(jobs), work],
@@ -107,12 +107,17 @@ def undefined_symbols(data):
     return sorted(names)
 
 
+def _feature_string(features):
+    """LLVM's (and ``NUMBA_CPU_FEATURES``'s) spelling of ``features``: ``+avx2,+fma``."""
+    return ",".join(f"+{f}" for f in features)
+
+
 def _target_machine(cpu, features):
     """The target machine Numba's JIT uses, for ``cpu`` with exactly ``features``."""
     import llvmlite.binding as llvm
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(
-        cpu=cpu, features=",".join(f"+{f}" for f in features), opt=3,
+        cpu=cpu, features=_feature_string(features), opt=3,
         reloc="static" if target.name.startswith("x86") else "default",
         codemodel="jitdefault", jit=True)
 

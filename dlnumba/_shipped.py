@@ -95,12 +95,12 @@ class _Shipped:
         if os.environ.get("DLNUMBA_JIT_ONLY", "0") not in ("", "0"):
             self.reasons.append("DLNUMBA_JIT_ONLY is set: every kernel is compiled")
             return
-        for name, _, required, missing in host_levels(features):
+        for name, cpu, required, missing in host_levels(features):
             if missing:
                 self.reasons.append(f"{name}: the CPU lacks {', '.join(missing)}")
                 continue
             try:
-                problem = self._try(name, required, salt)
+                problem = self._try((name, cpu, required), salt)
             except (OSError, ValueError, KeyError, TypeError, RuntimeError) as error:
                 problem = f"unreadable ({type(error).__name__}: {error})"
             if problem is None:
@@ -110,15 +110,14 @@ class _Shipped:
         if not self.reasons:
             self.reasons.append(f"no CPU level is defined for {platform.machine()}")
 
-    def _try(self, name, required, salt):
+    def _try(self, level, salt):
+        name = level[0]
         manifest = read_manifest(name)
         if manifest is None:
             return f"not built (python -m dlnumba build; {OBJECT_DIR})"
-        problem = manifest_problem(manifest, salt)
+        problem = manifest_problem(manifest, salt, level)
         if problem is not None:
             return problem
-        if manifest["level"] != name or manifest["features"] != list(required):
-            return f"built for {manifest['level']} with {', '.join(manifest['features'])}"
         import llvmlite.binding as llvm
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
@@ -144,15 +143,20 @@ def read_manifest(level):
         return json.load(file)
 
 
-def manifest_problem(manifest, salt):
-    """Why an object with ``manifest`` must not be loaded here, or None."""
+def manifest_problem(manifest, salt, level):
+    """Why an object with ``manifest`` must not be loaded here as ``level`` (a row of
+    :data:`LEVELS`), or None."""
     if manifest.get("salt") != salt:
         return "built from other sources (stale: python -m dlnumba build)"
-    expected = versions()
-    for name, value in expected.items():
-        if manifest.get("versions", {}).get(name) != value:
-            return (f"built for {name} {manifest.get('versions', {}).get(name)}, "
-                    f"this is {value}")
+    built = manifest.get("versions", {})
+    for name, value in versions().items():
+        if built.get(name) != value:
+            return f"built for {name} {built.get(name)}, this is {value}"
+    name, cpu, features = level
+    if (manifest.get("level"), manifest.get("cpu"), manifest.get("features")) != (
+            name, cpu, list(features)):
+        return (f"built for {manifest.get('level')} ({manifest.get('cpu')}: "
+                f"{', '.join(manifest.get('features', []))})")
     return None
 
 

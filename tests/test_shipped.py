@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from dlnumba import _shipped
@@ -45,13 +46,20 @@ def test_a_level_whose_features_the_host_lacks_is_never_loaded():
     assert "x86-64-v3: the CPU lacks avx2" in loaded.reasons
 
 
-def test_a_manifest_of_other_sources_or_versions_is_refused():
-    manifest = _shipped.read_manifest(_built_level())
+def _level_row(name):
+    return next(row for row in _shipped.LEVELS[platform.machine()] if row[0] == name)
+
+
+def test_a_manifest_of_other_sources_versions_or_features_is_refused():
+    level = _level_row(_built_level())
+    manifest = _shipped.read_manifest(level[0])
     salt = _shipped.source_salt()
-    assert _shipped.manifest_problem(manifest, salt) is None
-    assert "stale" in _shipped.manifest_problem({**manifest, "salt": "0" * 64}, salt)
+    assert _shipped.manifest_problem(manifest, salt, level) is None
+    assert "stale" in _shipped.manifest_problem({**manifest, "salt": "0" * 64}, salt, level)
     other = {**manifest, "versions": {**manifest["versions"], "numba": "0.1.0"}}
-    assert "built for numba 0.1.0" in _shipped.manifest_problem(other, salt)
+    assert "built for numba 0.1.0" in _shipped.manifest_problem(other, salt, level)
+    fewer = {**manifest, "features": manifest["features"][:-1]}
+    assert _shipped.manifest_problem(fewer, salt, level).startswith(f"built for {level[0]} (")
 
 
 def test_an_object_needing_an_unknown_symbol_is_refused_before_loading(tmp_path, monkeypatch):
@@ -62,9 +70,7 @@ def test_an_object_needing_an_unknown_symbol_is_refused_before_loading(tmp_path,
     manifest["undefined"].append("dlnumba_no_such_symbol")
     (tmp_path / f"{level}.json").write_text(json.dumps(manifest))
     monkeypatch.setattr(_shipped, "OBJECT_DIR", str(tmp_path))
-    required = dict((name, features) for name, _, features in _shipped.LEVELS[
-        platform.machine()])[level]
-    assert _shipped._Shipped()._try(level, required, _shipped.source_salt()) == (
+    assert _shipped._Shipped()._try(_level_row(level), _shipped.source_salt()) == (
         "nothing provides the symbols dlnumba_no_such_symbol")
 
 
@@ -148,7 +154,6 @@ def test_shipped_and_jit_kernels_give_the_same_bits(tmp_path):
                                 env={**os.environ, "DLNUMBA_JIT_ONLY": mode})
         assert result.returncode == 0, result.stderr
         with open(path, "rb") as file:
-            import numpy as np
             results[mode] = dict(np.load(file))
     assert results["0"].keys() == results["1"].keys() and len(results["0"]) > 100
     for key, shipped in results["0"].items():
