@@ -108,7 +108,8 @@ def _negotiate(max_version):
 def request_capsule(x, dl_device, copy):
     """Ask a producer for a capsule: DLPack 1.x with ``dl_device`` and ``copy``, else legacy.
     A producer on a CUDA device is given dlnumba's stream (the legacy default stream), which
-    it makes wait for its work.
+    it makes wait for its work. A producer that cannot hand its data to ``dl_device`` is asked
+    for it where it is (the caller then moves it, or refuses a copy=False).
 
     Raises
     ------
@@ -121,6 +122,16 @@ def request_capsule(x, dl_device, copy):
                         f"capsule, not {type(x).__name__}")
     device = getattr(x, "__dlpack_device__", None)
     on_cuda = device is not None and device()[0] == _CUDA
+    try:
+        return _ask(method, on_cuda, dl_device, copy)
+    except (BufferError, ValueError, NotImplementedError):
+        if dl_device is None:
+            raise
+        # PyTorch raises ValueError, not BufferError, for a move with copy=False.
+        return _ask(method, on_cuda, None, None)
+
+
+def _ask(method, on_cuda, dl_device, copy):
     try:
         if on_cuda:
             return method(max_version=DLPACK_VERSION, dl_device=dl_device, copy=copy,

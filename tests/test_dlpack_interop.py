@@ -19,6 +19,9 @@ import dlnumba as xp
 from dlpack_forge import IS_COPIED, READ_ONLY, capsule_name, versioned_header
 from helpers import ALL, NUMPY_NAMES
 
+# Host peers: on a machine with a GPU, JAX would make its arrays there.
+jax.config.update("jax_default_device", jax.devices("cpu")[0])
+
 TORCH_DTYPES = {name: getattr(torch, name) for name in ALL}
 
 
