@@ -231,7 +231,7 @@ class Peer:
 
 class _Torch(Peer):
     name = "torch"
-    negative_strides = False  # PyTorch 2.13 aborts the process on one (NumPy's export too)
+    negative_strides = False  # PyTorch 2.13 aborts the process on one (pytorch/pytorch#188023)
 
     def __init__(self, on_gpu):
         super().__init__(on_gpu)
