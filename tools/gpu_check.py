@@ -722,11 +722,11 @@ def ulps(a, b):
         return 0
     words = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
 
-    def ordered(v):
+    def ordered(v):  # consecutive floats to consecutive integers, -0.0 just below 0.0
         i = v.view(words).astype(np.int64)
-        return np.where(i < 0, np.iinfo(words).min - i, i)
+        return np.where(i < 0, np.iinfo(words).min - i - 1, i)
 
-    return int(np.abs(ordered(a) - ordered(b)).max())
+    return int(np.abs(ordered(a).astype(object) - ordered(b)).max())  # no int64 overflow
 
 
 def check_device_vs_host(xp, device, simulate):
