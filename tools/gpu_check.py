@@ -1091,7 +1091,13 @@ def main(argv=None):
         print("no CUDA GPU")
         return 2
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
-    os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="gpu_check_numba_"))
+    with tempfile.TemporaryDirectory(prefix="gpu_check_numba_") as cache:
+        os.environ.setdefault("NUMBA_CACHE_DIR", cache)
+        return _check(options, start, budget)
+
+
+def _check(options, start, budget):
+    """The run itself, once the simulator switch and the cache folder are set."""
     sys.path.insert(0, str(ROOT))
     faulthandler.dump_traceback_later(budget + 60, exit=True)
     report = Report(options.out, {n for n in options.checks.split(",") if n})
