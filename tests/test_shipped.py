@@ -7,6 +7,7 @@ first; without them the tests that need them fail, naming the command that build
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -159,3 +160,46 @@ def test_shipped_and_jit_kernels_give_the_same_bits(tmp_path):
     for key, shipped in results["0"].items():
         jit = results["1"][key]
         assert shipped.dtype == jit.dtype and shipped.tobytes() == jit.tobytes(), key
+
+
+# What each x86-64 level adds, as objdump (AT&T syntax) prints it: an object may hold only the
+# instructions of its own level and those below it.
+_V3_MNEMONICS = ("andn", "bextr", "blsi", "blsmsk", "blsr", "bzhi", "sarx", "shlx", "shrx",
+                 "rorx", "pdep", "pext", "mulx", "lzcnt", "tzcnt", "movbe")
+_EVEX_ONLY = ("vpternlog", "vpermt2", "vpermi2", "vpmaxsq", "vpminsq", "vpmaxuq", "vpminuq",
+              "vpsraq", "vpmullq", "vpabsq", "vrndscale", "vcvtqq2", "vcvtuqq2", "vcvttpd2qq",
+              "vcvtpd2qq", "vpcompress", "vpexpand", "vprol", "vpror", "vpbroadcastm")
+_EVEX_REGISTERS = re.compile(r"%zmm|%k[0-7]\b|%[xy]mm(1[6-9]|2[0-9]|3[01])\b")
+
+
+def _above_level(level, mnemonic, operands):
+    """Whether an instruction needs more than ``level`` (an x86-64 psABI level)."""
+    if level == "x86-64-v4":
+        return False
+    if mnemonic.startswith(_EVEX_ONLY) or _EVEX_REGISTERS.search(operands):
+        return True
+    return level == "x86-64-v2" and (mnemonic.startswith(("v",) + _V3_MNEMONICS)
+                                     or "%ymm" in operands)
+
+
+@pytest.mark.skipif(not X86 or shutil.which("objdump") is None,
+                    reason="the x86-64 levels, read by binutils' objdump")
+def test_each_object_holds_only_instructions_of_its_level():
+    """Every built object's code runs on any CPU of its level: no AVX in x86-64-v2, no
+    AVX-512 (EVEX registers, masks or instructions) in x86-64-v3."""
+    objects = sorted(n for n in os.listdir(_shipped.OBJECT_DIR) if n.endswith(".o"))
+    assert objects, f"nothing built in {_shipped.OBJECT_DIR} (python -m dlnumba build)"
+    for name in objects:
+        level = name[:-2]
+        listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn",
+                                  os.path.join(_shipped.OBJECT_DIR, name)],
+                                 capture_output=True, text=True, check=True).stdout
+        found = []
+        for line in listing.splitlines():
+            parts = line.split("\t")
+            if len(parts) < 2 or not parts[0].strip().endswith(":"):
+                continue
+            mnemonic, _, operands = parts[1].strip().partition(" ")
+            if _above_level(level, mnemonic, operands):
+                found.append(parts[1].strip())
+        assert not found, f"{name}: {len(found)} instructions above {level}, e.g. {found[:5]}"
