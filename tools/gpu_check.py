@@ -209,12 +209,11 @@ def peers(on_gpu):
     """The peer libraries usable here, each as its adapter: on the GPU, or their CPU arrays
     under the simulator (whose device memory is host memory no peer sees as CUDA)."""
     found = {}
-    for make in (_torch_peer, _cupy_peer, _jax_peer):
+    for name, adapter in (("torch", _Torch), ("cupy", _CuPy), ("jax", _JAX)):
         try:
-            peer = make(on_gpu)
+            found[name] = adapter(on_gpu)
         except Exception as error:  # absent, or without a device of the kind asked for
-            peer = f"{type(error).__name__}: {error}"
-        found[make.__name__[1:-5]] = peer
+            found[name] = f"{type(error).__name__}: {error}"
     return found
 
 
@@ -352,18 +351,6 @@ class _JAX(Peer):
 
     def full(self, shape, value, dtype):
         return self.jax.device_put(self.jnp.full(shape, value, dtype=dtype), self.target)
-
-
-def _torch_peer(on_gpu):
-    return _Torch(on_gpu)
-
-
-def _cupy_peer(on_gpu):
-    return _CuPy(on_gpu)
-
-
-def _jax_peer(on_gpu):
-    return _JAX(on_gpu)
 
 
 def sample(dtype, shape=(48, 40), seed=0):
@@ -886,7 +873,7 @@ def per_call(call, synchronize, repeat=5, least=0.05):
     after a first call (which compiles) and a synchronization."""
     call()
     synchronize()
-    batch, best = 1, math.inf
+    batch = 1
     while True:
         start = time.perf_counter()
         for _ in range(batch):
