@@ -47,8 +47,11 @@ def build(names=(), jobs=None, report=print):
     salt = source_salt()
     jobs = jobs or os.cpu_count() or 1
     for level in levels_to_build(list(names)):
-        manifest = read_manifest(level[0])
-        if manifest is not None and manifest_problem(manifest, salt, level) is None:
+        try:
+            manifest = read_manifest(level[0])
+        except (OSError, ValueError):  # unreadable: built again
+            manifest = None
+        if isinstance(manifest, dict) and manifest_problem(manifest, salt, level) is None:
             report(f"{level[0]}: up to date, {len(manifest['kernels'])} kernels")
             continue
         _build_level(level, salt, jobs, report)
@@ -62,12 +65,9 @@ def _build_level(level, salt, jobs, report):
         env = dict(os.environ, NUMBA_CPU_NAME=cpu, NUMBA_CPU_FEATURES=_feature_string(features),
                    DLNUMBA_JIT_ONLY="1")
         # each child its own empty cache: a kernel loaded from a cache has no module to ship
-        children = [subprocess.Popen(
-            [sys.executable, "-m", "dlnumba._build", "--part", str(k), str(jobs), work],
-            env={**env, "NUMBA_CACHE_DIR": os.path.join(work, f"cache{k}")})
-            for k in range(jobs)]
-        if any(child.wait() for child in children):
-            raise RuntimeError(f"building the {name} kernels failed (see above)")
+        run_parts([([sys.executable, "-m", "dlnumba._build", "--part", str(k), str(jobs), work],
+                    {**env, "NUMBA_CACHE_DIR": os.path.join(work, f"cache{k}")})
+                   for k in range(jobs)], f"building the {name} kernels")
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         module = llvm.parse_assembly("")
@@ -86,6 +86,22 @@ def _build_level(level, salt, jobs, report):
         json.dump(manifest, file, indent=1)
     report(f"{name}: {len(kernels)} kernels, {len(data) / 2**20:.1f} MiB, "
            f"{time.perf_counter() - start:.0f} s")
+
+
+def run_parts(parts, what):
+    """Run the ``(command, environment)`` pairs ``parts`` at once; as soon as one fails, stop
+    the others and raise RuntimeError naming ``what``."""
+    children = [subprocess.Popen(command, env=env) for command, env in parts]
+    while True:
+        codes = [child.poll() for child in children]  # every child's, not the first running
+        if None not in codes or any(codes):
+            break
+        time.sleep(0.2)
+    if any(child.returncode for child in children):
+        for child in children:
+            child.kill()
+            child.wait()
+        raise RuntimeError(f"{what} failed (see above)")
 
 
 def undefined_symbols(data):

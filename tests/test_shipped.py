@@ -203,3 +203,34 @@ def test_each_object_holds_only_instructions_of_its_level():
             if _above_level(level, mnemonic, operands):
                 found.append(parts[1].strip())
         assert not found, f"{name}: {len(found)} instructions above {level}, e.g. {found[:5]}"
+
+
+def test_the_builder_builds_again_over_an_unreadable_manifest(tmp_path, monkeypatch):
+    """A manifest that is not JSON, or not an object, is stale: the level is built again
+    (the build itself replaced by a note of the levels it was asked for)."""
+    from dlnumba import _build
+
+    level = _built_level()
+    shutil.copy(os.path.join(_shipped.OBJECT_DIR, level + ".o"), tmp_path)
+    shutil.copy(os.path.join(_shipped.OBJECT_DIR, level + ".json"), tmp_path)
+    monkeypatch.setattr(_shipped, "OBJECT_DIR", str(tmp_path))
+    built = []
+    monkeypatch.setattr(_build, "_build_level", lambda row, *rest: built.append(row[0]))
+    reports = []
+    _build.build([level], report=reports.append)
+    assert built == [] and len(reports) == 1 and reports[0].startswith(f"{level}: up to date")
+    for text in ("{not json", "[]"):
+        (tmp_path / f"{level}.json").write_text(text)
+        _build.build([level])
+    assert built == [level, level]
+
+
+def test_a_failing_build_part_stops_the_others():
+    """One part's failure ends the build at once: the parts still running are stopped."""
+    from dlnumba import _build
+
+    slow = [sys.executable, "-c", "import time; time.sleep(120)"]
+    failing = [sys.executable, "-c", "import sys; sys.exit(3)"]
+    with pytest.raises(RuntimeError, match="the test parts failed"):
+        _build.run_parts([(slow, os.environ), (failing, os.environ), (slow, os.environ)],
+                         "the test parts")
