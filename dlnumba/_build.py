@@ -51,7 +51,7 @@ def build(names=(), jobs=None, report=print):
             manifest = read_manifest(level[0])
         except (OSError, ValueError):  # unreadable: built again
             manifest = None
-        if isinstance(manifest, dict) and manifest_problem(manifest, salt, level) is None:
+        if manifest is not None and manifest_problem(manifest, salt, level) is None:
             report(f"{level[0]}: up to date, {len(manifest['kernels'])} kernels")
             continue
         _build_level(level, salt, jobs, report)

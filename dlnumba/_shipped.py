@@ -135,12 +135,21 @@ class _Shipped:
 
 
 def read_manifest(level):
-    """The manifest of ``level``'s object, or None when either file is missing."""
+    """The manifest of ``level``'s object, or None when either file is missing.
+
+    Raises
+    ------
+    ValueError
+        If the manifest is not a JSON object.
+    """
     path = os.path.join(OBJECT_DIR, f"{level}.json")
     if not os.path.exists(path) or not os.path.exists(path[:-len(".json")] + ".o"):
         return None
     with open(path) as file:
-        return json.load(file)
+        manifest = json.load(file)
+    if not isinstance(manifest, dict):
+        raise ValueError(f"{path} holds a JSON {type(manifest).__name__}, not an object")
+    return manifest
 
 
 def manifest_problem(manifest, salt, level):

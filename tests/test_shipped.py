@@ -85,6 +85,12 @@ def test_an_unreadable_manifest_leaves_the_kernels_to_the_jit(tmp_path, monkeypa
     assert loaded.level != level and loaded.addresses == {}
     assert any(reason.startswith(f"{level}: unreadable (JSONDecodeError") for reason in
                loaded.reasons)
+    (tmp_path / f"{level}.json").write_text("[]")
+    loaded = _shipped._Shipped()
+    loaded.load(_shipped.source_salt())
+    assert loaded.level != level and loaded.addresses == {}
+    assert any(reason.startswith(f"{level}: unreadable (ValueError") for reason in
+               loaded.reasons)
 
 
 def test_jit_only_loads_nothing():
