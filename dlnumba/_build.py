@@ -3,15 +3,20 @@
 For each CPU level (default: the best one this host runs, see :data:`._shipped.LEVELS`), child
 processes that target that level (``NUMBA_CPU_NAME`` and ``NUMBA_CPU_FEATURES``, an empty
 ``NUMBA_CACHE_DIR``) run the namespace's functions on every dtype, small arrays and large ones,
-and keep what :func:`.kernels.walk.compile_run` compiled: each kernel's optimized module, its C
-entry renamed to its :func:`._shipped.kernel_key` and everything else made internal. This
-process links them into one module, has LLVM emit one object file for the level, and writes its
-manifest: the level, the kernels, the symbols the object needs, the versions and the sources'
-salt. A level whose manifest matches the sources and versions is left as it is.
+and keep what Numba compiled for the kernels that :func:`.kernels.walk.compile_run` makes and
+for the njit functions that Python calls (:func:`.kernels.walk.entry_point`): each one's
+optimized module, its C entry (or Python wrapper) renamed to its :func:`._shipped.kernel_key`,
+the slots of the Numba environments it reads renamed after it, and everything else made
+internal. This process links them into one module, has LLVM emit one object file for the
+level, and writes its manifest: the level, the kernels, the environments of the njit functions,
+the symbols the object needs, the versions and the sources' salt. A level whose manifest
+matches the sources and versions is left as it is.
 """
 
+import base64
 import json
 import os
+import pickle
 import platform
 import struct
 import subprocess
@@ -72,6 +77,11 @@ def _build_level(level, salt, jobs, report):
         llvm.initialize_native_asmprinter()
         module = llvm.parse_assembly("")
         kernels = sorted({f[:-3] for f in os.listdir(work) if f.endswith(".bc")})
+        entries = {}
+        for key in kernels:
+            if os.path.exists(os.path.join(work, f"{key}.json")):
+                with open(os.path.join(work, f"{key}.json")) as file:
+                    entries[key] = json.load(file)
         for key in kernels:
             with open(os.path.join(work, f"{key}.bc"), "rb") as file:
                 module.link_in(llvm.parse_bitcode(file.read()))
@@ -81,10 +91,12 @@ def _build_level(level, salt, jobs, report):
     with open(os.path.join(OBJECT_DIR, f"{name}.o"), "wb") as file:
         file.write(data)
     manifest = {"level": name, "cpu": cpu, "features": list(features), "salt": salt,
-                "versions": versions(), "kernels": kernels, "undefined": undefined_symbols(data)}
+                "versions": versions(), "kernels": kernels, "entries": entries,
+                "undefined": undefined_symbols(data)}
     with open(os.path.join(OBJECT_DIR, f"{name}.json"), "w") as file:
         json.dump(manifest, file, indent=1)
-    report(f"{name}: {len(kernels)} kernels, {len(data) / 2**20:.1f} MiB, "
+    report(f"{name}: {len(kernels)} kernels ({len(entries)} njit functions), "
+           f"{len(data) / 2**20:.1f} MiB, "
            f"{time.perf_counter() - start:.0f} s")
 
 
@@ -159,6 +171,44 @@ def _calls(dtype, size):
         for axis in (None, 0, 1):
             yield f"{name} axis {axis}", lambda f=reduce, axis=axis: f(a, axis=axis)
     yield "matmul", lambda: a @ xp.matrix_transpose(a)
+    yield from _njit_calls(xp, a)
+
+
+def _njit_calls(xp, a):
+    """(name, call) of the namespace's functions that call njit functions (sorting, sets,
+    searching, scans, indexing, triangles, linear algebra) on ``a``."""
+    for name in ("sort", "argsort"):
+        for descending in (False, True):
+            yield f"{name} descending {descending}", lambda f=name, d=descending: (
+                getattr(xp, f)(a, descending=d), getattr(xp, f)(a, axis=0, descending=d))
+    for name in ("unique_values", "unique_counts", "unique_inverse", "unique_all"):
+        yield name, lambda f=name: getattr(xp, f)(a)
+    yield "isin", lambda: xp.isin(a, a[0, :3])
+    yield "searchsorted", lambda: (xp.searchsorted(xp.sort(a[0]), a),
+                                   xp.searchsorted(a[0], a, side="right",
+                                                   sorter=xp.argsort(a[0])))
+    yield "nonzero", lambda: xp.nonzero(a)
+    mask = a != 0
+    yield "where", lambda: xp.where(mask, a, a[0])
+    for name in ("cumulative_sum", "cumulative_prod"):
+        for axis in (0, 1):
+            yield f"{name} axis {axis}", lambda f=name, axis=axis: getattr(xp, f)(a, axis=axis)
+    indices = xp.asarray([0, -1, 1])
+    yield "take", lambda: (xp.take(a, indices, axis=1), xp.take_along_axis(a, xp.stack(
+        [indices, indices]), axis=1))
+    yield "mask", lambda: (a[mask], xp.asarray(a, copy=True).__setitem__(mask, a[0, 0]))
+    yield "indices", lambda: (a[indices], a[:, indices], a[indices, indices],
+                              xp.asarray(a, copy=True).__setitem__((0, indices), a[0, 0]))
+    yield "triangles", lambda: (xp.tril(a), xp.triu(a, k=1))
+    square = xp.astype(xp.eye(3) * 4 + 1, a.dtype)
+    for name in ("inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "eig", "eigvals",
+                 "svd", "svdvals", "qr", "pinv", "matrix_rank", "matrix_norm",
+                 "vector_norm"):
+        yield f"linalg.{name}", lambda f=name: getattr(xp.linalg, f)(square)
+    yield "linalg.solve", lambda: xp.linalg.solve(square, square)
+    yield "linalg.matrix_power", lambda: xp.linalg.matrix_power(square, 3)
+    yield "linalg.cross", lambda: xp.linalg.cross(square, square)
+    yield "vecdot", lambda: xp.vecdot(square, square)
 
 
 def _dtype_names():
@@ -169,7 +219,6 @@ def _dtype_names():
 def _build_part(part, parts, work):
     """Child ``part`` of ``parts``: compile the kernels of its share of the dtypes and write
     each one's module to ``work``."""
-    import llvmlite.binding as llvm
     from ._shipped import kernel_key
     from .kernels import walk
     import dlnumba as xp
@@ -185,20 +234,57 @@ def _build_part(part, parts, work):
               f"{len(walk._RUNS)} kernels compiled by this process", flush=True)
     for compiled in walk._RUNS:
         key = kernel_key(compiled._pyfunc, compiled._sig)
-        if key is None:
+        if key is not None:
+            _write_kernel(compiled._library, compiled.native_name, key, compiled._pyfunc, work)
+    for dispatcher in walk.ENTRY_POINTS:
+        for signature, compiled in dispatcher.overloads.items():
+            key = kernel_key(dispatcher.py_func, signature)
+            environments = _write_kernel(
+                compiled.library, compiled.fndesc.llvm_cpython_wrapper_name, key,
+                dispatcher.py_func, work, compiled.fndesc.env_name)
+            _write(os.path.join(work, f"{key}.json"), json.dumps(environments).encode())
+
+
+def _write_kernel(library, entry, key, function, work, environment=None):
+    """Write the optimized module of ``library`` to ``work`` as ``key``'s: its function
+    ``entry`` named ``key``, everything else internal, except, for a Python wrapper whose own
+    environment is ``environment``, the slots of the environments it reads. Those are named
+    after ``key``: return ``[slot, module, consts]`` for each, the wrapper's own first."""
+    import llvmlite.binding as llvm
+    from numba.core.environment import lookup_environment
+    module = llvm.parse_bitcode(library._final_module.as_bitcode())
+    slots = sorted((v for v in module.global_variables if environment is not None
+                    and v.name.startswith("_ZN08NumbaEnv") and not v.is_declaration),
+                   key=lambda v: v.name != environment)  # the wrapper's own first
+    environments = []
+    for k, slot in enumerate(slots):
+        found = lookup_environment(slot.name)
+        name = found and found.globals.get("__name__")
+        if name in sys.modules:  # else the slot stays empty: its globals cannot be found again
+            slot.name = f"{key}_env{k}"
+            consts = base64.b64encode(pickle.dumps(list(found.consts))).decode() \
+                if found.consts else None
+            environments.append([slot.name, name, consts])
+        elif slot.name == environment:
+            raise RuntimeError(f"{function.__qualname__} has no environment to ship")
+    for value in (*module.functions, *module.global_variables):
+        if value.is_declaration or value.name.startswith(f"{key}_env"):
             continue
-        module = llvm.parse_bitcode(compiled._library._final_module.as_bitcode())
-        for value in (*module.functions, *module.global_variables):
-            if value.is_declaration:
-                continue
-            if value.name == compiled.native_name:
-                value.name = key
-            else:
-                value.linkage = llvm.Linkage.internal
-        if key not in {f.name for f in module.functions if not f.is_declaration}:
-            raise RuntimeError(f"{compiled._pyfunc.__qualname__} has no code to ship")
-        with open(os.path.join(work, f"{key}.bc"), "wb") as file:
-            file.write(module.as_bitcode())
+        if value.name == entry:
+            value.name = key
+        else:
+            value.linkage = llvm.Linkage.internal
+    if key not in {f.name for f in module.functions if not f.is_declaration}:
+        raise RuntimeError(f"{function.__qualname__} has no code to ship")
+    _write(os.path.join(work, f"{key}.bc"), module.as_bitcode())
+    return environments
+
+
+def _write(path, data):
+    """Write ``data`` to ``path`` at once: another part may write the same kernel there."""
+    with open(f"{path}.{os.getpid()}", "wb") as file:
+        file.write(data)
+    os.replace(f"{path}.{os.getpid()}", path)
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--part"]:

@@ -1,19 +1,26 @@
 """Kernels compiled ahead of time: the object file of the best CPU level this host runs.
 
-``python -m dlnumba build`` (:mod:`._build`) has Numba compile dlnumba's C-level kernels (the
-functions :func:`.kernels.walk.compile_run` makes) once per CPU level, into one object file per
-level with a JSON manifest beside it. A process loads the object of the best level whose
-features its CPU has with llvmlite's MCJIT, on the first kernel it needs, and takes each kernel's
-address from it instead of compiling it. A kernel the object does not hold, an object that is
+``python -m dlnumba build`` (:mod:`._build`) has Numba compile dlnumba's kernels once per CPU
+level, into one object file per level with a JSON manifest beside it: the C-level ones that
+:func:`.kernels.walk.compile_run` makes, and the njit functions that Python calls
+(:func:`.kernels.walk.entry_point`), each with the wrapper through which Python calls it. A
+process loads the object of the best level whose features its CPU has with llvmlite's MCJIT, on
+the first kernel it needs, and takes each kernel from it instead of compiling it: a C kernel's
+address, or an njit function's wrapper made callable and put in its dispatcher's table for its
+argument types. A kernel the object does not hold, an object that is
 missing or stale (another salt, Numba, llvmlite or Python), a symbol that nothing provides, or
 ``DLNUMBA_JIT_ONLY=1`` in the environment leave the kernels to the JIT: never a crash.
 ``python -m dlnumba info`` says which level is loaded, or why none is.
 """
 
+import base64
+import ctypes
 import functools
 import hashlib
+import importlib
 import json
 import os
+import pickle
 import platform
 import sys
 import threading
@@ -89,6 +96,7 @@ class _Shipped:
 
     def __init__(self):
         self.level, self.addresses, self.reasons, self._engine = None, {}, [], None
+        self.entries, self._made = {}, {}  # the njit functions' environments; those made
 
     def load(self, salt, features=None):
         """Load the best level's object that passes every check; note why others did not."""
@@ -130,8 +138,34 @@ class _Shipped:
             engine.add_object_file(llvm.ObjectFileRef.from_data(file.read()))
         engine.finalize_object()
         self.addresses = {key: engine.get_function_address(key) for key in manifest["kernels"]}
+        self.entries = manifest.get("entries", {})
         self._engine = engine
         return None
+
+    def entry(self, key, dispatcher, signature):
+        """The njit function shipped as ``key``, as a builtin over its wrapper, in
+        ``dispatcher``'s table for the Numba types ``signature``."""
+        with _LOADING:
+            made = self._made.get(key)
+            if made is None:
+                made = self._made[key] = self._make(key, dispatcher.py_func)
+                dispatcher._insert([t._code for t in signature], made, False)
+        return made
+
+    def _make(self, key, function):
+        from numba import _dynfunc
+        from numba.core.environment import Environment
+        environments = []
+        for name, module, consts in self.entries[key]:  # the function's own first
+            environment = Environment(importlib.import_module(module).__dict__)
+            if consts:
+                environment.consts[:] = pickle.loads(base64.b64decode(consts))
+            address = self._engine.get_global_value_address(name)
+            ctypes.c_void_p.from_address(address).value = id(environment)
+            environments.append(environment)
+        return _dynfunc.make_function(sys.modules[function.__module__], function.__name__,
+                                      f"shipped {function.__qualname__}", self.addresses[key],
+                                      environments[0], (self, environments))
 
 
 def read_manifest(level):
@@ -217,6 +251,15 @@ def shipped_address(function, signature):
     if not addresses:
         return None
     return addresses.get(kernel_key(function, signature))
+
+
+def shipped_entry(dispatcher, signature):
+    """The shipped compiled function of the njit function ``dispatcher`` for the Numba types
+    ``signature``, put in the dispatcher's table so that its later calls with those types run
+    it; or None."""
+    loaded = shipped()
+    key = kernel_key(dispatcher.py_func, signature) if loaded.entries else None
+    return loaded.entry(key, dispatcher, signature) if key in loaded.entries else None
 
 
 def info():

@@ -5,13 +5,12 @@ are cast from them by the copy engine). ``zero_triangle`` writes raw zero units,
 unit tag as the copy engine's same-dtype copies are: one specialization per item size.
 """
 
-from numba import njit
-
 from ..shared.scalar import linspace_value
 from .transfer import _typed_pointer
+from .walk import entry_point
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def linspace(out_address, num, start, stop, div, endpoint, tag):
     """Write the ``num`` values of :func:`.shared.scalar.linspace_value` to ``out_address``.
 
@@ -22,7 +21,7 @@ def linspace(out_address, num, start, stop, div, endpoint, tag):
         out[i] = linspace_value(i, num, start, stop, div, endpoint)
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def zero_triangle(address, batch, rows, cols, k, lower, unit):
     """Zero, in each of ``batch`` C-contiguous ``rows`` x ``cols`` matrices at ``address``, the
     elements above diagonal ``k`` (``lower``: what ``tril`` drops) or below it (``triu``)."""

@@ -20,7 +20,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from .transfer import _typed_pointer
-from .walk import advance, odometer
+from .walk import advance, entry_point, odometer
 
 PREFETCH_DISTANCE = 128
 
@@ -50,7 +50,7 @@ def _rows(shape):
     return rows
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def layout_offsets(shape, strides, out):
     """``out`` = the element offset of every index of ``shape``, in C order."""
     if shape.size == 0:
@@ -67,7 +67,7 @@ def layout_offsets(shape, strides, out):
         base, = advance(index, shape, last - 1, (base,), strides)
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def add_index_offsets(offsets, indices, size, stride):
     """``offsets += wrap(indices) * stride``; return the position of the first index outside
     ``[-size, size)``, or -1."""
@@ -81,7 +81,7 @@ def add_index_offsets(offsets, indices, size, stride):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def mask_offsets(mask, mask_shape, strides, out):
     """Write the offsets of the true elements of a C-ordered mask to ``out``; return the count."""
     if mask_shape.size == 0:
@@ -101,7 +101,7 @@ def mask_offsets(mask, mask_shape, strides, out):
     return count
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def gather(src_address, offsets, dst_address, unit):
     """``dst[k] = src[offsets[k]]``: a contiguous ``dst`` of units."""
     src = _typed_pointer(src_address, unit)
@@ -132,7 +132,7 @@ def take(src_address, size, stride, index_address, count, dst_address, unit, ind
     return -1
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def put(src_address, src_stride, index_address, count, dst_address, size, stride, unit,
         index_unit):
     """``dst[wrap(index[k]) * stride] = src[k * src_stride]`` for ``count`` contiguous int64
@@ -153,7 +153,7 @@ def put(src_address, src_stride, index_address, count, dst_address, size, stride
     return -1
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def first_outside(index_address, count, size, index_unit):
     """The position of the first of ``count`` contiguous int64 indices (read through
     ``index_unit``, uint64) outside ``[-size, size)``, or -1."""
@@ -183,7 +183,7 @@ def _first_outside(index, count, size):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def compress(src_address, size, stride, mask_address, mask_stride, dst_address, unit, flag_unit):
     """Write the elements ``src[i * stride]`` whose bool ``mask[i * mask_stride]`` (read
     through ``flag_unit``, uint8) is true, in order, to a contiguous ``dst`` with room for
@@ -215,7 +215,7 @@ def expand(src_address, src_stride, size, mask_address, mask_stride, dst_address
         k += selected
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def scatter(src_address, offsets, dst_address, unit):
     """``dst[offsets[k]] = src[k]`` from a contiguous ``src`` of units (later writes win)."""
     src = _typed_pointer(src_address, unit)

@@ -21,7 +21,7 @@ from numba.extending import overload
 from ..shared.tags import storage
 from .transfer import _typed_pointer
 from .._native import c_caller
-from .walk import compile_run
+from .walk import compile_run, entry_point
 
 
 def _matrix(address, offset, rows, cols, tag):
@@ -81,7 +81,7 @@ def _dot_overload(a, b, out, index):
     return integer_dot
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def matmul(x1, offsets1, x2, offsets2, out, m, k, n, tag):
     """``out[b] = x1[b] @ x2[b]`` for ``m x k`` and ``k x n`` matrices."""
     result = _stack(out, offsets1.size, m, n, tag)
@@ -109,7 +109,7 @@ def plain_matmul(tag):
                  for release in (False, True))
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def vecdot(x1, offsets1, x2, offsets2, out, length, tag):
     """``out[b] = sum(conj(x1[b]) * x2[b])`` for vectors of ``length``."""
     result = carray(_typed_pointer(out, tag), offsets1.size)
@@ -118,7 +118,7 @@ def vecdot(x1, offsets1, x2, offsets2, out, length, tag):
              _matrix(x2, offsets2[b], 1, length, tag)[0], result, b)
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def row_sums(x, out, rows, length, tag):
     """``out[r] = sum(x[r])`` for a C-contiguous ``rows x length`` matrix."""
     values = _matrix(x, 0, rows, length, tag)
@@ -129,7 +129,7 @@ def row_sums(x, out, rows, length, tag):
             result[r] += values[r, i]
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def cross(x1, x2, out, outer, inner, tag):
     """Cross products along the middle axis of C-contiguous ``outer x 3 x inner`` stacks."""
     a = _stack(x1, outer, 3, inner, tag)
@@ -144,7 +144,7 @@ def cross(x1, x2, out, outer, inner, tag):
             c[o, 2, i] = a0 * b1 - a1 * b0
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def inv(x, offsets, out, n, tag):
     """Inverses of ``n x n`` matrices."""
     result = _stack(out, offsets.size, n, n, tag)
@@ -152,7 +152,7 @@ def inv(x, offsets, out, n, tag):
         result[b] = np.linalg.inv(_matrix(x, offsets[b], n, n, tag))
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def cholesky(x, offsets, out, n, upper, tag):
     """Lower (or, if ``upper``, upper) Cholesky factors of ``n x n`` matrices."""
     result = _stack(out, offsets.size, n, n, tag)
@@ -164,7 +164,7 @@ def cholesky(x, offsets, out, n, upper, tag):
             result[b] = lower
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def det(x, offsets, out, n, tag):
     """Determinants of ``n x n`` matrices."""
     result = carray(_typed_pointer(out, tag), offsets.size)
@@ -172,7 +172,7 @@ def det(x, offsets, out, n, tag):
         result[b] = np.linalg.det(_matrix(x, offsets[b], n, n, tag))
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def slogdet(x, offsets, sign, logabsdet, n, tag, real_tag):
     """Signs (``tag``) and logarithms of absolute determinants (``real_tag``)."""
     signs = carray(_typed_pointer(sign, tag), offsets.size)
@@ -181,7 +181,7 @@ def slogdet(x, offsets, sign, logabsdet, n, tag, real_tag):
         signs[b], logs[b] = np.linalg.slogdet(_matrix(x, offsets[b], n, n, tag))
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def eigh(x, offsets, values, vectors, n, tag, real_tag):
     """Eigenvalues (ascending) and, unless ``vectors`` is 0, eigenvectors (columns) of Hermitian
     ``n x n`` matrices, read from their lower triangles."""
@@ -197,7 +197,7 @@ def eigh(x, offsets, values, vectors, n, tag, real_tag):
             w[b, 0] = np.linalg.eigvalsh(a)
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def eig(x, offsets, values, vectors, n, tag):
     """Eigenvalues and, unless ``vectors`` is 0, right eigenvectors (unit columns) of complex
     ``n x n`` matrices."""
@@ -213,7 +213,7 @@ def eig(x, offsets, values, vectors, n, tag):
             w[b, 0] = np.linalg.eigvals(a)
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def svd(x, offsets, u, s, vh, m, n, full, tag, real_tag):
     """Singular values (descending) of ``m x n`` matrices and, unless ``u`` is 0, the singular
     vectors: all of them if ``full``, else the leading ``min(m, n)``."""
@@ -229,7 +229,7 @@ def svd(x, offsets, u, s, vh, m, n, full, tag, real_tag):
             right[b] = factors[2]
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def qr(x, offsets, q, r, m, n, complete, tag):
     """QR decompositions of ``m x n`` matrices, reduced or ``complete``."""
     k = m if complete else min(m, n)
@@ -250,7 +250,7 @@ def qr(x, offsets, q, r, m, n, complete, tag):
             rs[b] = factor_r
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def solve(x1, offsets1, x2, offsets2, out, n, k, tag):
     """Solutions ``X`` of ``x1[b] @ X = x2[b]`` for ``n x n`` and ``n x k`` matrices."""
     result = _stack(out, offsets1.size, n, k, tag)
@@ -259,7 +259,7 @@ def solve(x1, offsets1, x2, offsets2, out, n, k, tag):
                                     _matrix(x2, offsets2[b], n, k, tag))
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def pinv(x, offsets, rtols, out, m, n, tag):
     """Pseudo-inverses (``n x m``) of ``m x n`` matrices, dropping singular values at most
     ``rtols[b]`` times the largest."""
@@ -268,7 +268,7 @@ def pinv(x, offsets, rtols, out, m, n, tag):
         result[b] = np.linalg.pinv(_matrix(x, offsets[b], m, n, tag), rtols[b])
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def matrix_rank(x, offsets, rtols, out, m, n, tag, count_tag):
     """The number of singular values above ``rtols[b]`` times the largest."""
     result = carray(_typed_pointer(out, count_tag), offsets.size)
@@ -277,7 +277,7 @@ def matrix_rank(x, offsets, rtols, out, m, n, tag, count_tag):
         result[b] = np.sum(values > rtols[b] * values[0])
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def matrix_power(x, offsets, out, n, power, tag):
     """``n x n`` matrices raised to the integer ``power`` (inverted first if it is negative)."""
     result = _stack(out, offsets.size, n, n, tag)
@@ -289,7 +289,7 @@ def matrix_power(x, offsets, out, n, power, tag):
 NORM_CODES = {"fro": 0, "nuc": 1, 1: 2, -1: 3, 2: 4, -2: 5, np.inf: 6, -np.inf: 7}
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def matrix_norm(x, offsets, out, m, n, code, tag, real_tag):
     """Norms of ``m x n`` matrices (not empty) of the order that ``code`` names (NORM_CODES)."""
     result = carray(_typed_pointer(out, real_tag), offsets.size)
@@ -308,7 +308,7 @@ def matrix_norm(x, offsets, out, m, n, code, tag, real_tag):
             result[b] = np.max(sums) if code % 2 == 0 else np.min(sums)
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def vector_norm(x, out, rows, length, order, tag, real_tag):
     """The ``order``-norm of each row of a C-contiguous ``rows x length`` matrix."""
     values = _matrix(x, 0, rows, length, tag)

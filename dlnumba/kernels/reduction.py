@@ -35,7 +35,8 @@ from .copy import copy_array
 from .threads import (PARALLEL_BYTES, PIECE, PIECES, RUNNER_WORDS, THREADS, VECTORIZED_SIZE,
                       WORD, pieces_state, run_in_parallel, run_pieces)
 from .transfer import _typed_pointer, stack_values
-from .walk import advance, byte_layout, compile_run, elements, odometer, walk_function
+from .walk import (advance, byte_layout, compile_run, elements, entry_point, odometer,
+                   walk_function)
 
 _BLOCK = 128
 # A contiguous float run's pairwise blocks: each vector lane sums 2048 / 64 float32 elements
@@ -661,7 +662,7 @@ def arg_reduce_run(op, x_tag, compute_tag):
     return compile_run(run)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@entry_point(error_model="numpy")
 def arg_reduce(op, shape, x_address, x_strides, x_tag, out_address, out_strides, n, stride,
                compute_tag):
     """``out`` = the position of the first extreme along a reduced dimension of ``n`` elements
@@ -679,7 +680,7 @@ def arg_reduce(op, shape, x_address, x_strides, x_tag, out_address, out_strides,
         bx, bo = advance(index, shape, last, (bx, bo), x_strides, out_strides)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@entry_point(error_model="numpy")
 def scan(op, shape, x_address, x_strides, x_tag, out_address, out_strides, out_tag, axis,
          compute_tag):
     """``out`` = the running ``op`` of ``x`` along the planned dimension ``axis`` (-1: none, every

@@ -7,15 +7,14 @@ when all but its sign bit are), so one compilation per storage unit covers every
 """
 
 import numpy as np
-from numba import njit
 
 from .transfer import _typed_pointer
-from .walk import advance, odometer
+from .walk import advance, entry_point, odometer
 
 _FLAGS = np.empty(0, np.uint8)  # bool storage
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def where(shape, c_address, c_strides, x_address, x_strides, y_address, y_strides, out_address,
           out_strides, unit):
     """``out = x if c else y`` over a planned layout (strides in elements, at least 2-D)."""
@@ -56,7 +55,7 @@ def where(shape, c_address, c_strides, x_address, x_strides, y_address, y_stride
             d -= 1
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def nonzero(shape, strides, address, unit, magnitude, components, out):
     """Count the non-zero elements of a layout (an element is zero when its components have
     no bit of ``magnitude`` set); when ``out`` (int64, ``(ndim, count)``) has elements, also

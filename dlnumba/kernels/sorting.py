@@ -31,7 +31,7 @@ from ..shared.plan import make_plan
 from ..shared.tags import UNITS
 from .threads import PARALLEL_BYTES, THREADS, run_in_parallel
 from .transfer import _typed_pointer
-from .walk import advance, odometer
+from .walk import advance, entry_point, odometer
 
 _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
 # Rows of this many elements per byte of their keys are radix sorted (measured crossovers with
@@ -251,7 +251,7 @@ def _sort_order(src, s, src_step, n, codec, flip, components, keys, spare, order
     return order
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def sort_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_step, dst_step,
               unit, codec, descending, keys, spare, no_order, counts):
     """Write the sorted values of every real row of ``n`` elements of a layout (see the module
@@ -273,7 +273,7 @@ def sort_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_
         s, t = advance(index, shape, ndim - 1, (s, t), src_strides, dst_strides)
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_step, dst_step,
                unit, codec, components, descending, indices, keys, spare, order, spare_order,
                counts):
@@ -304,7 +304,7 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
         s, t = advance(index, shape, ndim - 1, (s, t), src_strides, dst_strides)
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summary):
     """Write the keys of elements ``low`` to ``high`` of a real row at ``address`` (``step``
     apart; ``flip``-ped: all ones for a descending sort) to ``keys``, or with ``packed`` each
@@ -345,7 +345,7 @@ def _digit(key, least, shift, mask):
     return ((np.uint64(key) - least) >> shift) & mask
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def count_piece(keys, low, high, least, shift, mask, counts):
     """Count ``keys[low:high]`` by their digit ``((key - least) >> shift) & mask`` in the
     uint64 ``counts``."""
@@ -354,7 +354,7 @@ def count_piece(keys, low, high, least, shift, mask, counts):
         counts[_digit(keys[np.uint64(i)], least, shift, mask)] += np.uint64(1)
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def move_piece(keys, low, high, least, shift, mask, offsets, spare):
     """Move ``keys[low:high]`` to the uint64 ``offsets`` of their digit (see
     :func:`count_piece`), counting up, in ``spare``: :func:`scatter_piece` without positions,
@@ -367,7 +367,7 @@ def move_piece(keys, low, high, least, shift, mask, offsets, spare):
         spare[o] = key
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def scatter_piece(keys, order, low, high, least, shift, mask, offsets, spare_keys, spare_order,
                   first, address, step, codec, flip, packed):
     """One pass of a radix sort over threads: move ``keys[low:high]`` (and ``order`` alongside
@@ -397,7 +397,7 @@ def scatter_piece(keys, order, low, high, least, shift, mask, offsets, spare_key
                 _decode(np.uint64(key) ^ flip, codec, _top(keys))
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def finish_piece(keys, spare, ends, first, last, low, passes, counts, address, step, codec,
                  flip):
     """Sort buckets ``first`` to ``last`` of a row's ``keys`` (bucket ``b`` ends at place
@@ -442,7 +442,7 @@ def finish_piece(keys, spare, ends, first, last, low, passes, counts, address, s
             values[np.int64(i) * step] = _decode(np.uint64(src[i]) ^ flip, codec, top)
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def fill_piece(ends, bucket, low, high, least, shift, address, step, unit, codec, flip):
     """Write places ``low`` to ``high`` of a row sorted by counting its keys (see
     :func:`sort_row`): the value of the key ``least + (b << shift)`` up to place ``ends[b]``,
@@ -459,7 +459,7 @@ def fill_piece(ends, bucket, low, high, least, shift, address, step, unit, codec
         bucket += 1
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def refill(src_address, src_step, dst_address, dst_step, n, unit, codec, flip, summary):
     """:func:`_refill` for one row sorted by :func:`scatter_piece`."""
     _refill(_typed_pointer(src_address, unit), 0, src_step, _typed_pointer(dst_address, unit),
@@ -491,7 +491,7 @@ def _has_nan(a, i, codec, components, top):
     return False
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def group_sorted(address, n, order, unit, codec, components, first, counts, inverse):
     """Group the ``n`` elements of a contiguous row at ``order`` (positions that sort it
     stably; the row is sorted when ``order`` is empty) into runs of equal values (NaNs each
@@ -517,7 +517,7 @@ def group_sorted(address, n, order, unit, codec, components, first, counts, inve
     return runs
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def search_sorted(address, n, step, order, values_address, unit, codec, components, mode,
                   out):
     """For each value of a contiguous row at ``values_address`` (``out.size`` of them), search a

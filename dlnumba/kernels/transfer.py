@@ -17,13 +17,13 @@ large as both dimensions walks them plainly. Small arrays take :func:`transfer_r
 
 import functools
 
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from ..shared.conversions import convert
 from ..shared.tags import storage
-from .walk import advance, compile_run, odometer
+from .walk import advance, compile_run, entry_point, odometer
 
 
 @intrinsic
@@ -83,7 +83,7 @@ def _contiguous_run_overload(src, src_start, dst, dst_start, count, src_tag, dst
     return run
 
 
-@njit(cache=True, nogil=True)
+@entry_point()
 def transfer(src_address, dst_address, shape, src_strides, dst_strides, tile, src_tag, dst_tag):
     """Move (and convert) every element of a layout from ``src_address`` to ``dst_address``."""
     src = _typed_pointer(src_address, src_tag)

@@ -12,12 +12,12 @@ import functools
 
 import numpy as np
 from llvmlite import ir
-from numba import carray, cfunc, types
+from numba import carray, cfunc, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from .._native import c_caller
-from .._shipped import shipped_address
+from .._shipped import shipped_address, shipped_entry
 
 RUN = types.void(*[types.intp] * 7)
 _ROWS = 4  # of a walk's layout: the shape, then the byte strides of three operands
@@ -115,19 +115,46 @@ def walk_function(run, layout):
                              run, layout.ctypes.data)
 
 
-def entry_point(dispatcher, *arguments):
-    """The compiled function that ``dispatcher(*arguments)`` runs, compiled (or loaded from
-    the cache) now. Called with arguments of the same Numba types, it skips Numba's dispatch,
-    which types every argument on every call."""
+ENTRY_POINTS = []  # every njit function that Python calls: what the build ships
+
+
+def entry_point(**options):
+    """``numba.njit(cache=True, nogil=True, **options)`` for a kernel that Python calls. For
+    argument types it has no compiled function for, it first takes the one the shipped object
+    holds (:func:`.._shipped.shipped_entry`), and compiles only what is not shipped."""
+    def decorate(function):
+        dispatcher = njit(cache=True, nogil=True, **options)(function)
+        # Numba's dispatcher looks this method up on the instance when no compiled function
+        # fits the arguments
+        dispatcher._compile_for_args = functools.partial(_shipped_or_compiled, dispatcher)
+        ENTRY_POINTS.append(dispatcher)
+        return dispatcher
+
+    return decorate
+
+
+def _shipped_or_compiled(dispatcher, *arguments, **keywords):
+    signature = tuple(dispatcher.typeof_pyval(a) for a in arguments)
+    return shipped_entry(dispatcher, signature) or type(dispatcher)._compile_for_args(
+        dispatcher, *arguments, **keywords)
+
+
+def compiled_for(dispatcher, *arguments):
+    """The compiled function that ``dispatcher(*arguments)`` runs: shipped, or compiled (or
+    loaded from the cache) now. Called with arguments of the same Numba types, it skips
+    Numba's dispatch, which types every argument on every call."""
     signature = tuple(dispatcher.typeof_pyval(a) for a in arguments)
     if signature not in dispatcher.overloads:
+        shipped = shipped_entry(dispatcher, signature)
+        if shipped is not None:
+            return shipped
         dispatcher.compile(signature)
     return dispatcher.overloads[signature].entry_point
 
 
 class Direct(dict):
     """``dispatcher`` called without Numba's dispatch: ``direct(key, *arguments)`` runs the
-    compiled function found (by :func:`entry_point`) on the first call with ``key``, and kept
+    compiled function found (by :func:`compiled_for`) on the first call with ``key``, and kept
     in this dict under it. The key must fix the Numba type of every argument: a compiled
     function unboxes what it is given as the types it was compiled for. The hottest callers
     skip this call's frame: ``(direct.get(key) or direct.entry(key, arguments))(*arguments)``."""
@@ -138,7 +165,7 @@ class Direct(dict):
 
     def entry(self, key, arguments):
         """The compiled function for ``key``, found for ``arguments`` on first use."""
-        run = self[key] = entry_point(self.dispatcher, *arguments)
+        run = self[key] = compiled_for(self.dispatcher, *arguments)
         return run
 
     def __call__(self, key, *arguments):
