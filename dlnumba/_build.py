@@ -151,9 +151,11 @@ def _target_machine(cpu, features):
 
 
 def _calls(dtype, size):
-    """(name, call) of the namespace's functions whose kernels :func:`.kernels.walk.compile_run`
-    makes, on a 2-D array of ``dtype`` and ``size``: every elementwise function (with an array
-    and with a Python scalar), the casts to every dtype, copies, reductions and products."""
+    """(name, call) of the namespace's functions on a 2-D array of ``dtype`` and ``size``: every
+    elementwise function (with an array and with a Python scalar), the casts to every dtype,
+    copies, reductions and products; on small arrays also the functions that call njit
+    functions (:func:`_njit_calls`, whose kernels do not depend on the size), on large ones
+    the sorts of one long row (:func:`_long_row_calls`)."""
     import dlnumba as xp
     from .shared.scalar import FUNCTIONS
     a = xp.reshape(xp.astype(xp.arange(size) % 7, dtype), (2, size // 2))
@@ -171,7 +173,21 @@ def _calls(dtype, size):
         for axis in (None, 0, 1):
             yield f"{name} axis {axis}", lambda f=reduce, axis=axis: f(a, axis=axis)
     yield "matmul", lambda: a @ xp.matrix_transpose(a)
-    yield from _njit_calls(xp, a)
+    yield from _njit_calls(xp, a) if size <= _SIZES[0] else _long_row_calls(xp, dtype)
+
+
+def _long_row_calls(xp, dtype):
+    """(name, call) of sorts of one row of ``dtype`` long enough to be sorted over the engine's
+    threads (:func:`.kernels.sorting.sort_row`): values that differ in few bits (counted), in
+    many (in buckets), positions (radix sorted), and values with a NaN (written back)."""
+    from .kernels.threads import PARALLEL_BYTES
+    steps = xp.arange(PARALLEL_BYTES // dtype.itemsize)
+    few, many = xp.astype(steps % 7, dtype), xp.astype(steps * 2654435761 % 2147483647, dtype)
+    yield "sort of a long row", lambda: (xp.sort(few), xp.sort(many, descending=True),
+                                         xp.argsort(many), xp.argsort(few, stable=False))
+    if xp.isdtype(dtype, "real floating"):
+        with_nan = xp.concat([xp.asarray([float("nan")], dtype=dtype), many[1:]])
+        yield "sort of a long row with a NaN", lambda: xp.sort(with_nan)
 
 
 def _njit_calls(xp, a):
@@ -253,9 +269,10 @@ def _write_kernel(library, entry, key, function, work, environment=None):
     import llvmlite.binding as llvm
     from numba.core.environment import lookup_environment
     module = llvm.parse_bitcode(library._final_module.as_bitcode())
-    slots = sorted((v for v in module.global_variables if environment is not None
-                    and v.name.startswith("_ZN08NumbaEnv") and not v.is_declaration),
-                   key=lambda v: v.name != environment)  # the wrapper's own first
+    slots = [] if environment is None else sorted(
+        (v for v in module.global_variables
+         if v.name.startswith("_ZN08NumbaEnv") and not v.is_declaration),
+        key=lambda v: v.name != environment)  # the wrapper's own first
     environments = []
     for k, slot in enumerate(slots):
         found = lookup_environment(slot.name)

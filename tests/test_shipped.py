@@ -119,6 +119,8 @@ for dtype in (xp.float32, xp.float64, xp.int64):
     xp.searchsorted(x[0], x), xp.tril(x)
     if dtype != xp.int64:
         xp.linalg.inv(xp.eye(3, dtype=dtype) * 4 + 1), xp.linalg.det(x[:, :3])
+    row = xp.astype(xp.arange(1 << 19) * 7919 % 65521, dtype)  # sorted over the threads
+    xp.sort(row), xp.argsort(row), xp.sort(row % 5)
 print(len(walk._RUNS), sum(len(d.overloads) for d in walk.ENTRY_POINTS))
 """
 
@@ -164,6 +166,12 @@ for name in ("float32", "float64", "int64", "int8", "uint16", "bool", "complex64
                 values[f"{name}-{size}-{label}"] = np.asarray(call())
             except TypeError:
                 pass
+for name in ("float32", "int64"):  # one row long enough to be sorted over the threads
+    row = xp.asarray(rng.normal(0, 1e6, 1 << 19).astype(name))
+    if name == "float32":
+        row[5] = float("nan")
+    values[f"{name}-row-sort"] = np.asarray(xp.sort(row, descending=True))
+    values[f"{name}-row-argsort"] = np.asarray(xp.argsort(row))
 np.savez(sys.argv[1], **values)
 """
 
