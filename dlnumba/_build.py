@@ -153,9 +153,10 @@ def _target_machine(cpu, features):
 def _calls(dtype, size):
     """(name, call) of the namespace's functions on a 2-D array of ``dtype`` and ``size``: every
     elementwise function (with an array and with a Python scalar), the casts to every dtype,
-    copies, reductions and products; on small arrays also the functions that call njit
-    functions (:func:`_njit_calls`, whose kernels do not depend on the size), on large ones
-    the sorts of one long row (:func:`_long_row_calls`)."""
+    copies, reductions and products, the functions that call njit functions
+    (:func:`_njit_calls`: their argument types depend on the size, such as a radix sort's
+    counts for long rows), and on large arrays the sorts of one long row
+    (:func:`_long_row_calls`)."""
     import dlnumba as xp
     from .shared.scalar import FUNCTIONS
     a = xp.reshape(xp.astype(xp.arange(size) % 7, dtype), (2, size // 2))
@@ -173,7 +174,9 @@ def _calls(dtype, size):
         for axis in (None, 0, 1):
             yield f"{name} axis {axis}", lambda f=reduce, axis=axis: f(a, axis=axis)
     yield "matmul", lambda: a @ xp.matrix_transpose(a)
-    yield from _njit_calls(xp, a) if size <= _SIZES[0] else _long_row_calls(xp, dtype)
+    yield from _njit_calls(xp, a)
+    if size > _SIZES[0]:
+        yield from _long_row_calls(xp, dtype)
 
 
 def _long_row_calls(xp, dtype):

@@ -119,6 +119,8 @@ for dtype in (xp.float32, xp.float64, xp.int64):
     xp.searchsorted(x[0], x), xp.tril(x)
     if dtype != xp.int64:
         xp.linalg.inv(xp.eye(3, dtype=dtype) * 4 + 1), xp.linalg.det(x[:, :3])
+    medium = xp.astype(xp.arange(1000) % 13, dtype)  # rows long enough for a radix sort
+    xp.sort(medium), xp.argsort(medium), xp.unique_values(medium), xp.unique_all(medium)
     row = xp.astype(xp.arange(1 << 19) * 7919 % 65521, dtype)  # sorted over the threads
     xp.sort(row), xp.argsort(row), xp.sort(row % 5)
 print(len(walk._RUNS), sum(len(d.overloads) for d in walk.ENTRY_POINTS))
