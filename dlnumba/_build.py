@@ -238,11 +238,15 @@ def _dtype_names():
 def _build_part(part, parts, work):
     """Child ``part`` of ``parts``: compile the kernels of its share of the dtypes and write
     each one's module to ``work``."""
-    from ._shipped import kernel_key
+    from . import _capi
+    from ._shipped import COMPILED, kernel_key
     from .kernels import walk
     import dlnumba as xp
     units = [(name, _SIZES[1]) for name in _LARGE_DTYPES] + [
         (name, _SIZES[0]) for name in _dtype_names()]  # the slowest first, shared in turn
+    if part == 0:  # the DLPack callbacks and the import and export functions
+        for name in _capi.ENTRY_POINTS:
+            getattr(_capi, name)
     for name, size in units[part::parts]:
         for _, call in _calls(getattr(xp, name), size):
             try:
@@ -250,8 +254,8 @@ def _build_part(part, parts, work):
             except (TypeError, ValueError):
                 continue  # a function that does not take this dtype
         print(f"  {name} ({'large' if size > _SIZES[0] else 'small'} arrays): "
-              f"{len(walk._RUNS)} kernels compiled by this process", flush=True)
-    for compiled in walk._RUNS:
+              f"{len(COMPILED)} kernels compiled by this process", flush=True)
+    for compiled in COMPILED:
         key = kernel_key(compiled._pyfunc, compiled._sig)
         if key is not None:
             _write_kernel(compiled._library, compiled.native_name, key, compiled._pyfunc, work)

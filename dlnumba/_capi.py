@@ -4,7 +4,8 @@ Everything a consumer may call without the GIL, at interpreter exit, or with an 
 pending (the deleters, the capsule destructors) is a Numba ``cfunc`` that calls only C API
 symbols; Python-level ctypes callbacks are wrong there (see DESIGN.md, section 4). The
 export and import paths are compiled here too, so that each costs one foreign call. Each is
-compiled (or loaded from Numba's cache) on first use, not at import.
+taken from the shipped object (:mod:`._shipped`), or compiled (or loaded from Numba's cache),
+on first use, not at import.
 
 Struct offsets follow dlpack.h 1.x: ``DLManagedTensor`` is a 48-byte ``DLTensor`` then
 ``manager_ctx`` (48) and ``deleter`` (56); ``DLManagedTensorVersioned`` is
@@ -18,11 +19,12 @@ import struct
 import numpy as np
 
 from llvmlite import ir
-from numba import cfunc, njit, types
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ._native import I8P, I64, c_builtin, declare
+from ._shipped import c_function
 
 LEGACY_HEADER = struct.Struct("<QiiiBBHQQQQQ")  # DLManagedTensor, 64 bytes
 VERSIONED_HEADER = struct.Struct("<IIQQQQiiiBBHQQQ")  # DLManagedTensorVersioned, 80 bytes
@@ -32,20 +34,17 @@ _voidptr, _intp, _int32 = types.voidptr, types.intp, types.int32
 
 
 class _LazyCfunc:
-    """A ``cfunc`` compiled, or loaded from Numba's cache, when its address is first asked for."""
+    """A ``cfunc``, shipped (:mod:`._shipped`) or compiled (or loaded from Numba's cache) when
+    its address is first asked for."""
 
     def __init__(self, signature, function):
         self._signature, self.__wrapped__ = signature, function
         functools.update_wrapper(self, function)
 
     @functools.cached_property
-    def _compiled(self):
-        return cfunc(self._signature, cache=True)(self.__wrapped__)
-
-    @property
     def address(self):
-        """The address of the compiled C function (which lives as long as this object)."""
-        return self._compiled.address
+        """The address of the C function (which lives as long as the process)."""
+        return c_function(self.__wrapped__, self._signature)
 
 
 def _on_first_use(signature):
@@ -496,6 +495,7 @@ _ADDRESSES = {
     "DESTROY_LEGACY": destroy_legacy_capsule, "DESTROY_VERSIONED": destroy_versioned_capsule,
     "RELEASE_LEGACY": release_legacy_import, "RELEASE_VERSIONED": release_versioned_import,
 }
+ENTRY_POINTS = (*_BUILDERS, "import_array", *_ADDRESSES)  # the names __getattr__ makes
 
 
 def __getattr__(name):

@@ -1,18 +1,20 @@
-"""C-level functions written in LLVM IR and compiled at import by Numba's code generator.
+"""C-level functions written in LLVM IR and compiled at import by LLVM's JIT (llvmlite's MCJIT).
 
 A few calls run on every small array operation, where a Python function's own cost is most of
 the time: making an ``ndarray`` and finding the address of a new host block or NumPy scalar.
 Each is a C function here, made callable from Python as a builtin (``PyCFunction``). They are
-compiled per process (5 to 20 ms each, nothing to cache, no C compiler), so the addresses of
-Python objects they use (a type, an exception) can be constants.
+compiled per process, straight from IR to machine code by one engine (nothing to cache, no C
+compiler, no Numba), so the addresses of Python objects they use (a type, an exception) can be
+constants. The shipped object (:mod:`._shipped`) is loaded into the same engine.
 """
 
 import ctypes
 import functools
+import itertools
+import threading
 
+import llvmlite.binding as llvm
 from llvmlite import ir
-from numba.core.compiler_lock import global_compiler_lock
-from numba.core.registry import cpu_target
 
 I8P, I32, I64 = ir.IntType(8).as_pointer(), ir.IntType(32), ir.IntType(64)
 _METH_O, _METH_FASTCALL = 0x8, 0x80
@@ -42,15 +44,56 @@ def constant_string(module, name, text):
 
 
 def compile_functions(name, build):
-    """Compile what ``build(module)`` writes into a new IR module; return the library (keep
-    it: the code lives as long as it does) and a function that gives a symbol's address."""
-    library = cpu_target.target_context.codegen().create_library(name)
-    module = library.create_ir_module(name)
+    """Compile what ``build(module)`` writes into a new IR module; return the engine that holds
+    the code (keep it) and a function that gives a symbol's address.
+
+    Raises
+    ------
+    RuntimeError
+        If the module calls a function that the process does not define (MCJIT would leave a
+        jump to address 0).
+    """
+    module = ir.Module(name)
     build(module)
-    with global_compiler_lock:
-        library.add_ir_module(module)
-        library.finalize()
-    return library, library.get_pointer_to_function
+    parsed = llvm.parse_assembly(str(module))
+    prefix = f"{name}_{next(_MODULES)}_"  # one engine holds every module: names must differ
+    for value in (*parsed.functions, *parsed.global_variables):
+        if not value.is_declaration:
+            value.name = prefix + value.name
+    with _JIT_LOCK:
+        engine = jit_engine()
+        missing = [f.name for f in parsed.functions
+                   if f.is_declaration and not f.name.startswith("llvm.")
+                   and not llvm.address_of_symbol(f.name)]
+        if missing:
+            raise RuntimeError(f"{name} calls {', '.join(missing)}, which this process lacks")
+        engine.add_module(parsed)
+        engine.finalize_object()
+    return engine, lambda symbol: engine.get_function_address(prefix + symbol)
+
+
+@functools.cache
+def jit_engine():
+    """The process's MCJIT engine, for the host's CPU (creating it makes the process's own
+    symbols, the C API's and libc's, known to its linker)."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    machine = llvm.Target.from_default_triple().create_target_machine(
+        cpu=llvm.get_host_cpu_name(), codemodel="jitdefault", jit=True)
+    return llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+
+
+def add_object(data):
+    """Load the object file ``data`` into the process's engine; return the engine."""
+    with _JIT_LOCK:
+        engine = jit_engine()
+        engine.add_object_file(llvm.ObjectFileRef.from_data(data))
+        engine.finalize_object()
+    return engine
+
+
+_JIT_LOCK = threading.Lock()
+_MODULES = itertools.count()
 
 
 class _MethodDef(ctypes.Structure):

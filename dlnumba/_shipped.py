@@ -92,10 +92,10 @@ def host_levels(features=None, machine=None):
 
 
 class _Shipped:
-    """The loaded object: ``addresses`` by kernel key, and what was decided."""
+    """The loaded object: its ``kernels`` (keys), and what was decided."""
 
     def __init__(self):
-        self.level, self.addresses, self.reasons, self._engine = None, {}, [], None
+        self.level, self.kernels, self.reasons, self._engine = None, frozenset(), [], None
         self.entries, self._made = {}, {}  # the njit functions' environments; those made
 
     def load(self, salt, features=None):
@@ -126,21 +126,21 @@ class _Shipped:
         problem = manifest_problem(manifest, salt, level)
         if problem is not None:
             return problem
-        import llvmlite.binding as llvm
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        machine = llvm.Target.from_default_triple().create_target_machine()
-        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+        from ._native import add_object, jit_engine
+        jit_engine()  # first: it makes the process's symbols known
         missing = provide_symbols(manifest["undefined"])
         if missing:
             return f"nothing provides the symbols {', '.join(missing[:5])}"
         with open(os.path.join(OBJECT_DIR, f"{name}.o"), "rb") as file:
-            engine.add_object_file(llvm.ObjectFileRef.from_data(file.read()))
-        engine.finalize_object()
-        self.addresses = {key: engine.get_function_address(key) for key in manifest["kernels"]}
+            engine = add_object(file.read())
+        self.kernels = frozenset(manifest["kernels"])
         self.entries = manifest.get("entries", {})
         self._engine = engine
         return None
+
+    def address(self, key):
+        """The address of the shipped kernel ``key``, or None."""
+        return self._engine.get_function_address(key) if key in self.kernels else None
 
     def entry(self, key, dispatcher, signature):
         """The njit function shipped as ``key``, as a builtin over its wrapper, in
@@ -164,7 +164,7 @@ class _Shipped:
             ctypes.c_void_p.from_address(address).value = id(environment)
             environments.append(environment)
         return _dynfunc.make_function(sys.modules[function.__module__], function.__name__,
-                                      f"shipped {function.__qualname__}", self.addresses[key],
+                                      f"shipped {function.__qualname__}", self.address(key),
                                       environments[0], (self, environments))
 
 
@@ -247,10 +247,24 @@ def shipped():
 
 def shipped_address(function, signature):
     """The address of the shipped kernel ``function`` of C ``signature``, or None."""
-    addresses = shipped().addresses
-    if not addresses:
-        return None
-    return addresses.get(kernel_key(function, signature))
+    loaded = shipped()
+    return loaded.address(kernel_key(function, signature)) if loaded.kernels else None
+
+
+COMPILED = []  # every C function this process compiled: callers keep only its address
+
+
+def c_function(function, signature, **options):
+    """The address of ``function`` as a C function of ``signature``: the shipped kernel, or
+    compiled by Numba (``cfunc(signature, cache=True, **options)``, loaded from its cache if
+    there) and kept as long as the process."""
+    address = shipped_address(function, signature)
+    if address:
+        return address
+    from numba import cfunc
+    compiled = cfunc(signature, cache=True, **options)(function)
+    COMPILED.append(compiled)
+    return compiled.address
 
 
 def shipped_entry(dispatcher, signature):
@@ -265,6 +279,6 @@ def shipped_entry(dispatcher, signature):
 def info():
     """Lines that say which level is loaded and why the better ones are not."""
     loaded = shipped()
-    head = (f"shipped kernels: {loaded.level}, {len(loaded.addresses)} kernels from "
+    head = (f"shipped kernels: {loaded.level}, {len(loaded.kernels)} kernels from "
             f"{OBJECT_DIR}" if loaded.level else "shipped kernels: none loaded (JIT only)")
     return [head, *(f"  {reason}" for reason in loaded.reasons)]

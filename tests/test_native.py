@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from llvmlite import ir
 
 import dlnumba as xp
 from dlnumba import _native
@@ -125,3 +126,28 @@ def test_the_walk_caller_fills_a_left_out_address_with_zero():
     assert target.tolist() == [5, 6, 7, 0]
     with pytest.raises(TypeError, match="call takes 5 to 6 arguments"):
         call(store.address, target.ctypes.data, 5, 6)
+
+
+def _returns(value):
+    def build(module):
+        function = ir.Function(module, ir.FunctionType(_native.I64, []), "answer")
+        ir.IRBuilder(function.append_basic_block()).ret(_native.I64(value))
+    return build
+
+
+def test_modules_compiled_apart_keep_their_own_symbols():
+    answers = [ctypes.CFUNCTYPE(ctypes.c_int64)(_native.compile_functions(
+        "dlnumba_test", _returns(value))[1]("answer"))() for value in (3, 4)]
+    assert answers == [3, 4]
+
+
+def test_a_module_calling_an_unknown_function_is_refused():
+    def build(module):
+        function = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "caller")
+        b = ir.IRBuilder(function.append_basic_block())
+        b.call(_native.declare(module, "dlnumba_no_such_function", ir.VoidType()), [])
+        b.ret_void()
+
+    with pytest.raises(RuntimeError, match="dlnumba_no_such_function, which this process"):
+        _native.compile_functions("dlnumba_test", build)
+

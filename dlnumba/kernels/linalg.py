@@ -13,6 +13,11 @@ tags too, and wrap around as NumPy does. LAPACK failures raise ``numpy.linalg.Li
 """
 
 import functools
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import threading
 
 import numpy as np
 from numba import carray, njit, types
@@ -22,6 +27,34 @@ from ..shared.tags import storage
 from .transfer import _typed_pointer
 from .._native import c_caller
 from .walk import compile_run, entry_point
+
+
+def load_lapack():
+    """Import the modules through which Numba's BLAS and LAPACK calls find SciPy's functions
+    (``scipy.linalg.cython_blas`` and ``cython_lapack``), without ``scipy.linalg`` itself,
+    which takes a quarter of a second to import and which they do not need. Without SciPy,
+    nothing: compiling a kernel then raises Numba's ImportError, which says what is missing.
+    (A ``scipy.linalg`` imported later lacks the two as attributes; importing them by name
+    finds them.)"""
+    with _LOADING:
+        scipy = importlib.util.find_spec("scipy")
+        if scipy is None:
+            return
+        linalg = [os.path.join(path, "linalg") for path in scipy.submodule_search_locations]
+        for name in ("scipy.linalg.cython_blas", "scipy.linalg.cython_lapack"):
+            spec = name not in sys.modules and importlib.machinery.PathFinder.find_spec(
+                name, linalg)
+            if spec:
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                sys.modules[name] = module
+                if "scipy.linalg" in sys.modules:
+                    setattr(sys.modules["scipy.linalg"], name.rpartition(".")[2], module)
+
+
+_LOADING = threading.Lock()
+_prepare = functools.cache(load_lapack)
+_lapack_entry_point = entry_point(prepare=_prepare)
 
 
 def _matrix(address, offset, rows, cols, tag):
@@ -81,7 +114,7 @@ def _dot_overload(a, b, out, index):
     return integer_dot
 
 
-@entry_point()
+@_lapack_entry_point
 def matmul(x1, offsets1, x2, offsets2, out, m, k, n, tag):
     """``out[b] = x1[b] @ x2[b]`` for ``m x k`` and ``k x n`` matrices."""
     result = _stack(out, offsets1.size, m, n, tag)
@@ -104,12 +137,13 @@ def plain_matmul(tag):
     def product(x1, x2, out, m, k, n):
         _product(_matrix(x1, 0, m, k, tag), _matrix(x2, 0, k, n, tag), _matrix(out, 0, m, n, tag))
 
+    _prepare()
     address = compile_run(product, types.void(*[types.intp] * 6))
     return tuple(functools.partial(c_caller(6, "none", release=release), address)
                  for release in (False, True))
 
 
-@entry_point()
+@_lapack_entry_point
 def vecdot(x1, offsets1, x2, offsets2, out, length, tag):
     """``out[b] = sum(conj(x1[b]) * x2[b])`` for vectors of ``length``."""
     result = carray(_typed_pointer(out, tag), offsets1.size)
@@ -118,7 +152,7 @@ def vecdot(x1, offsets1, x2, offsets2, out, length, tag):
              _matrix(x2, offsets2[b], 1, length, tag)[0], result, b)
 
 
-@entry_point()
+@_lapack_entry_point
 def row_sums(x, out, rows, length, tag):
     """``out[r] = sum(x[r])`` for a C-contiguous ``rows x length`` matrix."""
     values = _matrix(x, 0, rows, length, tag)
@@ -129,7 +163,7 @@ def row_sums(x, out, rows, length, tag):
             result[r] += values[r, i]
 
 
-@entry_point()
+@_lapack_entry_point
 def cross(x1, x2, out, outer, inner, tag):
     """Cross products along the middle axis of C-contiguous ``outer x 3 x inner`` stacks."""
     a = _stack(x1, outer, 3, inner, tag)
@@ -144,7 +178,7 @@ def cross(x1, x2, out, outer, inner, tag):
             c[o, 2, i] = a0 * b1 - a1 * b0
 
 
-@entry_point()
+@_lapack_entry_point
 def inv(x, offsets, out, n, tag):
     """Inverses of ``n x n`` matrices."""
     result = _stack(out, offsets.size, n, n, tag)
@@ -152,7 +186,7 @@ def inv(x, offsets, out, n, tag):
         result[b] = np.linalg.inv(_matrix(x, offsets[b], n, n, tag))
 
 
-@entry_point()
+@_lapack_entry_point
 def cholesky(x, offsets, out, n, upper, tag):
     """Lower (or, if ``upper``, upper) Cholesky factors of ``n x n`` matrices."""
     result = _stack(out, offsets.size, n, n, tag)
@@ -164,7 +198,7 @@ def cholesky(x, offsets, out, n, upper, tag):
             result[b] = lower
 
 
-@entry_point()
+@_lapack_entry_point
 def det(x, offsets, out, n, tag):
     """Determinants of ``n x n`` matrices."""
     result = carray(_typed_pointer(out, tag), offsets.size)
@@ -172,7 +206,7 @@ def det(x, offsets, out, n, tag):
         result[b] = np.linalg.det(_matrix(x, offsets[b], n, n, tag))
 
 
-@entry_point()
+@_lapack_entry_point
 def slogdet(x, offsets, sign, logabsdet, n, tag, real_tag):
     """Signs (``tag``) and logarithms of absolute determinants (``real_tag``)."""
     signs = carray(_typed_pointer(sign, tag), offsets.size)
@@ -181,7 +215,7 @@ def slogdet(x, offsets, sign, logabsdet, n, tag, real_tag):
         signs[b], logs[b] = np.linalg.slogdet(_matrix(x, offsets[b], n, n, tag))
 
 
-@entry_point()
+@_lapack_entry_point
 def eigh(x, offsets, values, vectors, n, tag, real_tag):
     """Eigenvalues (ascending) and, unless ``vectors`` is 0, eigenvectors (columns) of Hermitian
     ``n x n`` matrices, read from their lower triangles."""
@@ -197,7 +231,7 @@ def eigh(x, offsets, values, vectors, n, tag, real_tag):
             w[b, 0] = np.linalg.eigvalsh(a)
 
 
-@entry_point()
+@_lapack_entry_point
 def eig(x, offsets, values, vectors, n, tag):
     """Eigenvalues and, unless ``vectors`` is 0, right eigenvectors (unit columns) of complex
     ``n x n`` matrices."""
@@ -213,7 +247,7 @@ def eig(x, offsets, values, vectors, n, tag):
             w[b, 0] = np.linalg.eigvals(a)
 
 
-@entry_point()
+@_lapack_entry_point
 def svd(x, offsets, u, s, vh, m, n, full, tag, real_tag):
     """Singular values (descending) of ``m x n`` matrices and, unless ``u`` is 0, the singular
     vectors: all of them if ``full``, else the leading ``min(m, n)``."""
@@ -229,7 +263,7 @@ def svd(x, offsets, u, s, vh, m, n, full, tag, real_tag):
             right[b] = factors[2]
 
 
-@entry_point()
+@_lapack_entry_point
 def qr(x, offsets, q, r, m, n, complete, tag):
     """QR decompositions of ``m x n`` matrices, reduced or ``complete``."""
     k = m if complete else min(m, n)
@@ -250,7 +284,7 @@ def qr(x, offsets, q, r, m, n, complete, tag):
             rs[b] = factor_r
 
 
-@entry_point()
+@_lapack_entry_point
 def solve(x1, offsets1, x2, offsets2, out, n, k, tag):
     """Solutions ``X`` of ``x1[b] @ X = x2[b]`` for ``n x n`` and ``n x k`` matrices."""
     result = _stack(out, offsets1.size, n, k, tag)
@@ -259,7 +293,7 @@ def solve(x1, offsets1, x2, offsets2, out, n, k, tag):
                                     _matrix(x2, offsets2[b], n, k, tag))
 
 
-@entry_point()
+@_lapack_entry_point
 def pinv(x, offsets, rtols, out, m, n, tag):
     """Pseudo-inverses (``n x m``) of ``m x n`` matrices, dropping singular values at most
     ``rtols[b]`` times the largest."""
@@ -268,7 +302,7 @@ def pinv(x, offsets, rtols, out, m, n, tag):
         result[b] = np.linalg.pinv(_matrix(x, offsets[b], m, n, tag), rtols[b])
 
 
-@entry_point()
+@_lapack_entry_point
 def matrix_rank(x, offsets, rtols, out, m, n, tag, count_tag):
     """The number of singular values above ``rtols[b]`` times the largest."""
     result = carray(_typed_pointer(out, count_tag), offsets.size)
@@ -277,7 +311,7 @@ def matrix_rank(x, offsets, rtols, out, m, n, tag, count_tag):
         result[b] = np.sum(values > rtols[b] * values[0])
 
 
-@entry_point()
+@_lapack_entry_point
 def matrix_power(x, offsets, out, n, power, tag):
     """``n x n`` matrices raised to the integer ``power`` (inverted first if it is negative)."""
     result = _stack(out, offsets.size, n, n, tag)
@@ -289,7 +323,7 @@ def matrix_power(x, offsets, out, n, power, tag):
 NORM_CODES = {"fro": 0, "nuc": 1, 1: 2, -1: 3, 2: 4, -2: 5, np.inf: 6, -np.inf: 7}
 
 
-@entry_point()
+@_lapack_entry_point
 def matrix_norm(x, offsets, out, m, n, code, tag, real_tag):
     """Norms of ``m x n`` matrices (not empty) of the order that ``code`` names (NORM_CODES)."""
     result = carray(_typed_pointer(out, real_tag), offsets.size)
@@ -308,7 +342,7 @@ def matrix_norm(x, offsets, out, m, n, code, tag, real_tag):
             result[b] = np.max(sums) if code % 2 == 0 else np.min(sums)
 
 
-@entry_point()
+@_lapack_entry_point
 def vector_norm(x, out, rows, length, order, tag, real_tag):
     """The ``order``-norm of each row of a C-contiguous ``rows x length`` matrix."""
     values = _matrix(x, 0, rows, length, tag)

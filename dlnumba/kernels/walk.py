@@ -12,16 +12,15 @@ import functools
 
 import numpy as np
 from llvmlite import ir
-from numba import carray, cfunc, njit, types
+from numba import carray, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from .._native import c_caller
-from .._shipped import shipped_address, shipped_entry
+from .._shipped import c_function, shipped_entry
 
 RUN = types.void(*[types.intp] * 7)
 _ROWS = 4  # of a walk's layout: the shape, then the byte strides of three operands
-_RUNS = []  # every C function compiled here: callers keep only its address
 
 
 @intrinsic
@@ -118,22 +117,29 @@ def walk_function(run, layout):
 ENTRY_POINTS = []  # every njit function that Python calls: what the build ships
 
 
-def entry_point(**options):
+def entry_point(prepare=None, **options):
     """``numba.njit(cache=True, nogil=True, **options)`` for a kernel that Python calls. For
     argument types it has no compiled function for, it first takes the one the shipped object
-    holds (:func:`.._shipped.shipped_entry`), and compiles only what is not shipped."""
+    holds (:func:`.._shipped.shipped_entry`), and compiles only what is not shipped.
+    ``prepare()``, if given, runs before that: it provides what the compiled code calls."""
     def decorate(function):
         dispatcher = njit(cache=True, nogil=True, **options)(function)
         # Numba's dispatcher looks this method up on the instance when no compiled function
         # fits the arguments
         dispatcher._compile_for_args = functools.partial(_shipped_or_compiled, dispatcher)
+        dispatcher.prepare = prepare or _nothing_to_prepare
         ENTRY_POINTS.append(dispatcher)
         return dispatcher
 
     return decorate
 
 
+def _nothing_to_prepare():
+    pass
+
+
 def _shipped_or_compiled(dispatcher, *arguments, **keywords):
+    dispatcher.prepare()
     signature = tuple(dispatcher.typeof_pyval(a) for a in arguments)
     return shipped_entry(dispatcher, signature) or type(dispatcher)._compile_for_args(
         dispatcher, *arguments, **keywords)
@@ -145,6 +151,7 @@ def compiled_for(dispatcher, *arguments):
     Numba's dispatch, which types every argument on every call."""
     signature = tuple(dispatcher.typeof_pyval(a) for a in arguments)
     if signature not in dispatcher.overloads:
+        dispatcher.prepare()
         shipped = shipped_entry(dispatcher, signature)
         if shipped is not None:
             return shipped
@@ -214,12 +221,7 @@ def compile_run(function, signature=RUN):
     dispatcher there would make a new key in every process). The compiled function stays alive
     as long as the process: callers keep only its address. It must not raise. A kernel that
     dlnumba ships compiled (:mod:`.._shipped`) is not compiled again."""
-    address = shipped_address(function, signature)
-    if address:
-        return address
-    compiled = cfunc(signature, cache=True, error_model="numpy")(function)
-    _RUNS.append(compiled)
-    return compiled.address
+    return c_function(function, signature, error_model="numpy")
 
 
 def compile_call(function, count, result):
