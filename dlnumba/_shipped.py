@@ -126,13 +126,16 @@ class _Shipped:
         problem = manifest_problem(manifest, salt, level)
         if problem is not None:
             return problem
-        from ._native import add_object, jit_engine
-        jit_engine()  # first: it makes the process's symbols known
+        import llvmlite.binding as llvm
+        machine = llvm.Target.from_default_triple().create_target_machine()
+        # first: creating an engine makes the process's own symbols known to the linker
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
         missing = provide_symbols(manifest["undefined"])
         if missing:
             return f"nothing provides the symbols {', '.join(missing[:5])}"
         with open(os.path.join(OBJECT_DIR, f"{name}.o"), "rb") as file:
-            engine = add_object(file.read())
+            engine.add_object_file(llvm.ObjectFileRef.from_data(file.read()))
+        engine.finalize_object()
         self.kernels = frozenset(manifest["kernels"])
         self.entries = manifest.get("entries", {})
         self._engine = engine
@@ -243,6 +246,18 @@ def shipped():
                 loaded.load(source_salt())
                 _SHIPPED = loaded
     return _SHIPPED
+
+
+def preload():
+    """Start loading the shipped object on a thread of its own (LLVM releases the GIL while it
+    links): the rest of ``import dlnumba`` runs meanwhile. A fork, and the interpreter's exit
+    (not a daemon), wait for it to finish."""
+    import llvmlite.binding as llvm
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    loader = threading.Thread(target=shipped, name="dlnumba shipped kernels")
+    loader.start()
+    os.register_at_fork(before=loader.join)
 
 
 def shipped_address(function, signature):

@@ -99,6 +99,24 @@ def test_jit_only_loads_nothing():
     assert out.strip() == "None"
 
 
+_FORK = """
+import os
+import dlnumba as xp
+pid = os.fork()  # while the object may still be loading on its thread
+if pid == 0:
+    print(int(xp.sum(xp.ones(5))), flush=True)
+    os._exit(0)
+print(int(xp.sum(xp.ones(3))), os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+"""
+
+
+def test_the_object_loads_on_a_thread_that_a_fork_and_the_exit_wait_for():
+    _built_level()
+    lines = _run(_FORK).split()
+    assert sorted(lines) == ["0", "3", "5"]
+    assert _run("import dlnumba") == ""
+
+
 def test_info_names_the_level():
     result = subprocess.run([sys.executable, "-m", "dlnumba", "info"], capture_output=True,
                             text=True, timeout=300)
