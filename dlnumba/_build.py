@@ -3,14 +3,15 @@
 For each CPU level (default: the best one this host runs, see :data:`._shipped.LEVELS`), child
 processes that target that level (``NUMBA_CPU_NAME`` and ``NUMBA_CPU_FEATURES``, an empty
 ``NUMBA_CACHE_DIR``) run the namespace's functions on every dtype, small arrays and large ones,
-and keep what Numba compiled for the kernels that :func:`.kernels.walk.compile_run` makes and
-for the njit functions that Python calls (:func:`.kernels.walk.entry_point`): each one's
-optimized module, its C entry (or Python wrapper) renamed to its :func:`._shipped.kernel_key`,
-the slots of the Numba environments it reads renamed after it, and everything else made
-internal. This process links them into one module, has LLVM emit one object file for the
-level, and writes its manifest: the level, the kernels, the environments of the njit functions,
-the symbols the object needs, the versions and the sources' salt. A level whose manifest
-matches the sources and versions is left as it is.
+and the DLPack functions. They keep what Numba compiled for the C functions of
+:func:`._shipped.c_function` (the kernels of :func:`.kernels.walk.compile_run`, the DLPack
+callbacks) and for the njit functions that Python calls (:func:`.kernels.walk.entry_point`):
+each one's optimized module, its C entry (or Python wrapper) renamed to its
+:func:`._shipped.kernel_key`, the slots of the Numba environments it reads renamed after it,
+and everything else made private. This process links them into one module, has LLVM emit one
+object file for the level, and writes its manifest: the level, the kernels, the environments
+of the njit functions, the symbols the object needs, the versions and the sources' salt. A
+level whose manifest matches the sources and versions is left as it is.
 """
 
 import base64
@@ -270,7 +271,7 @@ def _build_part(part, parts, work):
 
 def _write_kernel(library, entry, key, function, work, environment=None):
     """Write the optimized module of ``library`` to ``work`` as ``key``'s: its function
-    ``entry`` named ``key``, everything else internal, except, for a Python wrapper whose own
+    ``entry`` named ``key``, everything else private, except, for a Python wrapper whose own
     environment is ``environment``, the slots of the environments it reads. Those are named
     after ``key``: return ``[slot, module, consts]`` for each, the wrapper's own first."""
     import llvmlite.binding as llvm
@@ -297,7 +298,7 @@ def _write_kernel(library, entry, key, function, work, environment=None):
         if value.name == entry:
             value.name = key
         else:
-            value.linkage = llvm.Linkage.internal
+            value.linkage = llvm.Linkage.private  # not in the object's symbols: loads faster
     if key not in {f.name for f in module.functions if not f.is_declaration}:
         raise RuntimeError(f"{function.__qualname__} has no code to ship")
     _write(os.path.join(work, f"{key}.bc"), module.as_bitcode())
