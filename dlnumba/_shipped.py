@@ -17,7 +17,6 @@ import base64
 import ctypes
 import functools
 import hashlib
-import importlib
 import json
 import os
 import pickle
@@ -160,7 +159,9 @@ class _Shipped:
         from numba.core.environment import Environment
         environments = []
         for name, module, consts in self.entries[key]:  # the function's own first
-            environment = Environment(importlib.import_module(module).__dict__)
+            # nopython code reads only its environment's consts (the globals serve Numba's
+            # object mode): the module, often one of Numba's own, need not be imported
+            environment = Environment({"__name__": module})
             if consts:
                 environment.consts[:] = pickle.loads(base64.b64decode(consts))
             address = self._engine.get_global_value_address(name)
