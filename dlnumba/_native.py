@@ -5,7 +5,7 @@ the time: making an ``ndarray`` and finding the address of a new host block or N
 Each is a C function here, made callable from Python as a builtin (``PyCFunction``). They are
 compiled per process, straight from IR to machine code by one engine (nothing to cache, no C
 compiler, no Numba), so the addresses of Python objects they use (a type, an exception) can be
-constants. The shipped object (:mod:`._shipped`) is loaded into the same engine.
+constants.
 """
 
 import ctypes
@@ -74,8 +74,8 @@ def compile_functions(name, build):
 
 @functools.cache
 def jit_engine():
-    """The process's MCJIT engine, for the host's CPU (creating it makes the process's own
-    symbols, the C API's and libc's, known to its linker)."""
+    """The MCJIT engine of these functions, for the host's CPU (creating it makes the process's
+    own symbols, the C API's and libc's, known to its linker)."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     machine = llvm.Target.from_default_triple().create_target_machine(

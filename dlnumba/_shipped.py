@@ -126,6 +126,8 @@ class _Shipped:
         if problem is not None:
             return problem
         import llvmlite.binding as llvm
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
         machine = llvm.Target.from_default_triple().create_target_machine()
         # first: creating an engine makes the process's own symbols known to the linker
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
@@ -253,12 +255,10 @@ def preload():
     """Start loading the shipped object on a thread of its own (LLVM releases the GIL while it
     links): the rest of ``import dlnumba`` runs meanwhile. A fork, and the interpreter's exit
     (not a daemon), wait for it to finish."""
-    import llvmlite.binding as llvm
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
     loader = threading.Thread(target=shipped, name="dlnumba shipped kernels")
     loader.start()
-    os.register_at_fork(before=loader.join)
+    if hasattr(os, "register_at_fork"):  # POSIX
+        os.register_at_fork(before=loader.join)
 
 
 def shipped_address(function, signature):
