@@ -150,4 +150,3 @@ def test_a_module_calling_an_unknown_function_is_refused():
 
     with pytest.raises(RuntimeError, match="dlnumba_no_such_function, which this process"):
         _native.compile_functions("dlnumba_test", build)
-
