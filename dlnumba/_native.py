@@ -74,14 +74,19 @@ def compile_functions(name, build):
 
 @functools.cache
 def jit_engine():
-    """The MCJIT engine of these functions, for the host's CPU (creating it makes the process's
-    own symbols, the C API's and libc's, known to its linker)."""
+    """The MCJIT engine of these functions, for the host's CPU."""
+    return new_engine(cpu=llvm.get_host_cpu_name(), codemodel="jitdefault", jit=True,
+                      opt=0)  # twice as fast to compile, and these few instructions run no slower
+
+
+def new_engine(**machine):
+    """A new, empty MCJIT engine for a target machine of the host's triple with the options
+    ``machine``. Creating it makes the process's own symbols, the C API's and libc's, known to
+    the linker."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    machine = llvm.Target.from_default_triple().create_target_machine(
-        cpu=llvm.get_host_cpu_name(), codemodel="jitdefault", jit=True,
-        opt=0)  # twice as fast to compile, and these few instructions run no slower
-    return llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+    target_machine = llvm.Target.from_default_triple().create_target_machine(**machine)
+    return llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine)
 
 
 _JIT_LOCK = threading.Lock()

@@ -126,11 +126,8 @@ class _Shipped:
         if problem is not None:
             return problem
         import llvmlite.binding as llvm
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        machine = llvm.Target.from_default_triple().create_target_machine()
-        # first: creating an engine makes the process's own symbols known to the linker
-        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+        from ._native import new_engine
+        engine = new_engine()  # first: it makes the process's own symbols known
         missing = provide_symbols(manifest["undefined"])
         if missing:
             return f"nothing provides the symbols {', '.join(missing[:5])}"
