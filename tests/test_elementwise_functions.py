@@ -1192,6 +1192,8 @@ COMPLEX_SPECIAL_CASES = [
     ("cosh", C(nan, nan), C(nan, nan)), ("cosh", C(800, 0), C(inf, 0)),
     ("cosh", C(-1, 0), C(math.cosh(1), -0.0)),
     ("sinh", C(0, 0), C(0, 0)), ("sinh", C(inf, 0), C(inf, 0)),
+    ("sinh", C(0, inf), C(0, nan)), ("sinh", C(-0.0, -inf), C(-0.0, nan)),
+    ("sinh", C(0, nan), C(0, nan)), ("sinh", C(-0.0, nan), C(-0.0, nan)),
     ("tanh", C(0, 0), C(0, 0)), ("tanh", C(inf, 1), C(1, 0.0)),
     ("tanh", C(inf, 2), C(1, 0.0)), ("tanh", C(-inf, -2), C(-1, -0.0)),
     ("tanh", C(nan, 0), C(nan, 0)),

@@ -633,8 +633,8 @@ def _sinh_complex(z):
             return like(complex(math.sinh(x) * math.cos(y), math.cosh(x) * math.sin(y)), z)
         real, imag = _scaled_exp_parts(abs(x), y, like(0.5, x))  # exp(|x|)/2 * cis(y)
         return like(complex(math.copysign(like(1, x), x) * real, imag), z)
-    if x == 0:  # sinh(+-0 + i inf or NaN) = +-0 + i NaN
-        return like(complex(math.copysign(like(0, x), x * (y - y)), y - y), z)
+    if x == 0:  # sinh(+-0 + i inf or NaN) = +-0 + i NaN, the zero's sign x's, as in NumPy
+        return like(complex(x, y - y), z)
     if y == 0:  # sinh(+-inf or NaN + i 0) = +-inf or NaN + i 0
         return like(complex(x, y), z)
     if math.isfinite(x):
