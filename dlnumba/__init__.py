@@ -7,7 +7,7 @@ NumPy, PyTorch, JAX and every other DLPack library.
 import math
 
 from . import _import_guard  # noqa: F401 (before anything imports dlnumba.cuda)
-from . import _numba_cache  # noqa: F401 (first: kernels compiled below are cached under its salt)
+from . import _numba
 from ._array_object import ndarray
 from ._creation_functions import (
     arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like, linspace, meshgrid,
@@ -41,10 +41,16 @@ from ._statistical_functions import (
 from ._utility_functions import all, any, diff
 from . import fft
 from . import linalg
-from . import numba_ext  # noqa: F401 (registers dlnumba.ndarray with Numba)
 from ._arguments import on_host_namespace
 
 from ._version import __version__ as __version__
+
+
+def _register_with_numba():
+    from . import numba_ext  # noqa: F401 (dlnumba.ndarray in @njit code)
+
+
+_numba.when_loaded(_register_with_numba)
 
 __array_api_version__ = "2025.12"
 

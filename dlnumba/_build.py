@@ -10,8 +10,10 @@ each one's optimized module, its C entry (or Python wrapper) renamed to its
 :func:`._shipped.kernel_key`, the slots of the Numba environments it reads renamed after it,
 and everything else made private. This process links them into one module, has LLVM emit one
 object file for the level, and writes its manifest: the level, the kernels, the environments
-of the njit functions, the symbols the object needs, the versions and the sources' salt. A
-level whose manifest matches the sources and versions is left as it is.
+of the njit functions and the argument types they were called with (as
+:func:`._shipped.describe_call` writes them, so that a process without Numba finds them), the
+symbols the object needs, the versions and the sources' salt. A level whose manifest matches
+the sources and versions is left as it is.
 """
 
 import base64
@@ -83,6 +85,7 @@ def _build_level(level, salt, jobs, report):
             if os.path.exists(os.path.join(work, f"{key}.json")):
                 with open(os.path.join(work, f"{key}.json")) as file:
                     entries[key] = json.load(file)
+        calls = _described_calls(work)
         for key in kernels:
             with open(os.path.join(work, f"{key}.bc"), "rb") as file:
                 module.link_in(llvm.parse_bitcode(file.read()))
@@ -92,13 +95,34 @@ def _build_level(level, salt, jobs, report):
     with open(os.path.join(OBJECT_DIR, f"{name}.o"), "wb") as file:
         file.write(data)
     manifest = {"level": name, "cpu": cpu, "features": list(features), "salt": salt,
-                "versions": versions(), "kernels": kernels, "entries": entries,
+                "versions": versions(), "kernels": kernels, "entries": entries, "calls": calls,
                 "undefined": undefined_symbols(data)}
     with open(os.path.join(OBJECT_DIR, f"{name}.json"), "w") as file:
         json.dump(manifest, file, indent=1)
     report(f"{name}: {len(kernels)} kernels ({len(entries)} njit functions), "
            f"{len(data) / 2**20:.1f} MiB, "
            f"{time.perf_counter() - start:.0f} s")
+
+
+def _described_calls(work):
+    """{argument types of a call (:func:`._shipped.describe_call`): njit function's key}, from
+    what the parts noted.
+
+    Raises
+    ------
+    RuntimeError
+        If one text describes calls of two compiled functions: the description would then
+        miss a type that Numba tells apart.
+    """
+    calls = {}
+    for name in sorted(os.listdir(work)):
+        key, _, part = name.partition(".calls")
+        if part:
+            with open(os.path.join(work, name)) as file:
+                for text in json.load(file):
+                    if calls.setdefault(text, key) != key:
+                        raise RuntimeError(f"{text} describes two njit functions' calls")
+    return calls
 
 
 def run_parts(parts, what):
@@ -239,10 +263,11 @@ def _dtype_names():
 def _build_part(part, parts, work):
     """Child ``part`` of ``parts``: compile the kernels of its share of the dtypes and write
     each one's module to ``work``."""
-    from . import _capi
+    from . import _capi, _shipped
     from ._shipped import COMPILED, kernel_key
     from .kernels import walk
     import dlnumba as xp
+    _shipped.DESCRIBED = {}
     units = [(name, _SIZES[1]) for name in _LARGE_DTYPES] + [
         (name, _SIZES[0]) for name in _dtype_names()]  # the slowest first, shared in turn
     if part == 0:  # the DLPack callbacks and the import and export functions
@@ -267,6 +292,8 @@ def _build_part(part, parts, work):
                 compiled.library, compiled.fndesc.llvm_cpython_wrapper_name, key,
                 dispatcher.py_func, work, compiled.fndesc.env_name)
             _write(os.path.join(work, f"{key}.json"), json.dumps(environments).encode())
+            _write(os.path.join(work, f"{key}.calls{part}"), json.dumps(
+                sorted(_shipped.DESCRIBED.get(key, ()))).encode())
 
 
 def _write_kernel(library, entry, key, function, work, environment=None):

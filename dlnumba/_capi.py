@@ -19,9 +19,7 @@ import struct
 import numpy as np
 
 from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from ._numba import cgutils, external_function, intrinsic, njit, types
 
 from ._native import I8P, I64, c_builtin, declare
 from ._shipped import c_function
@@ -54,7 +52,7 @@ def _on_first_use(signature):
 
 def _c_function(name, restype, *argtypes):
     """A C symbol (CPython C API or libc) callable from compiled code."""
-    return types.ExternalFunction(name, restype(*argtypes))
+    return external_function(name, restype(*argtypes))
 
 
 _Py_IncRef = _c_function("Py_IncRef", types.void, _voidptr)

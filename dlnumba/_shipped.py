@@ -6,17 +6,21 @@ level, into one object file per level with a JSON manifest beside it: the C-leve
 (:func:`.kernels.walk.entry_point`), each with the wrapper through which Python calls it. A
 process loads the object of the best level whose features its CPU has with llvmlite's MCJIT, on
 the first kernel it needs, and takes each kernel from it instead of compiling it: a C kernel's
-address, or an njit function's wrapper made callable and put in its dispatcher's table for its
-argument types. A kernel the object does not hold, an object that is
-missing or stale (another salt, Numba, llvmlite or Python), a symbol that nothing provides, or
-``DLNUMBA_JIT_ONLY=1`` in the environment leave the kernels to the JIT: never a crash.
-``python -m dlnumba info`` says which level is loaded, or why none is.
+address, or an njit function's wrapper made callable, for its argument types. None of this
+imports Numba (:mod:`._numba`): Numba's C helpers are loaded from their extension modules
+alone, and before Numba is loaded an njit function's call finds its wrapper by the text of its
+argument types (:func:`describe_call`), which the build noted. A kernel the object does not
+hold, an object that is missing or stale (another salt, Numba, llvmlite or Python), a symbol
+that nothing provides, or ``DLNUMBA_JIT_ONLY=1`` in the environment leave the kernels to the
+JIT: never a crash. ``python -m dlnumba info`` says which level is loaded, or why none is.
 """
 
 import base64
 import ctypes
 import functools
 import hashlib
+import importlib.machinery
+import importlib.util
 import json
 import os
 import pickle
@@ -96,6 +100,8 @@ class _Shipped:
     def __init__(self):
         self.level, self.kernels, self.reasons, self._engine = None, frozenset(), [], None
         self.entries, self._made = {}, {}  # the njit functions' environments; those made
+        self._inserted = set()  # the keys of those in their dispatchers' tables
+        self.calls = {}  # "function|argument types" (describe_call) -> njit function's key
 
     def load(self, salt, features=None):
         """Load the best level's object that passes every check; note why others did not."""
@@ -135,7 +141,7 @@ class _Shipped:
             engine.add_object_file(llvm.ObjectFileRef.from_data(file.read()))
         engine.finalize_object()
         self.kernels = frozenset(manifest["kernels"])
-        self.entries = manifest.get("entries", {})
+        self.entries, self.calls = manifest.get("entries", {}), manifest.get("calls", {})
         self._engine = engine
         return None
 
@@ -146,27 +152,35 @@ class _Shipped:
     def entry(self, key, dispatcher, signature):
         """The njit function shipped as ``key``, as a builtin over its wrapper, in
         ``dispatcher``'s table for the Numba types ``signature``."""
+        made = self.builtin(key, dispatcher.py_func)
         with _LOADING:
-            made = self._made.get(key)
-            if made is None:
-                made = self._made[key] = self._make(key, dispatcher.py_func)
+            if key not in self._inserted:
+                self._inserted.add(key)
                 dispatcher._insert([t._code for t in signature], made, False)
         return made
 
+    def builtin(self, key, function):
+        """The njit function ``function`` shipped as ``key``, as a builtin over its wrapper
+        (made once, without Numba)."""
+        with _LOADING:
+            made = self._made.get(key)
+            if made is None:
+                made = self._made[key] = self._make(key, function)
+        return made
+
     def _make(self, key, function):
-        from numba import _dynfunc
-        from numba.core.environment import Environment
+        dynfunc = import_alone("numba._dynfunc")
         environments = []
         for name, module, consts in self.entries[key]:  # the function's own first
             # nopython code reads only its environment's consts (the globals serve Numba's
             # object mode): the module, often one of Numba's own, need not be imported
-            environment = Environment({"__name__": module})
+            environment = dynfunc.Environment({"__name__": module})
             if consts:
                 environment.consts[:] = pickle.loads(base64.b64decode(consts))
             address = self._engine.get_global_value_address(name)
             ctypes.c_void_p.from_address(address).value = id(environment)
             environments.append(environment)
-        return _dynfunc.make_function(sys.modules[function.__module__], function.__name__,
+        return dynfunc.make_function(sys.modules[function.__module__], function.__name__,
                                       f"shipped {function.__qualname__}", self.address(key),
                                       environments[0], (self, environments))
 
@@ -224,12 +238,42 @@ def provide_symbols(names):
 
 def _helper_address(name):
     if name.startswith("numba_"):
-        from numba import _helperlib
-        return _helperlib.c_helpers.get(name[len("numba_"):])
+        return import_alone("numba._helperlib").c_helpers.get(name[len("numba_"):])
     if name.startswith("NRT_"):
-        from numba.core.runtime import _nrt_python
-        return _nrt_python.c_helpers.get(name[len("NRT_"):])
+        runtime = import_alone("numba.core.runtime._nrt_python")
+        runtime.memsys_use_cpython_allocator()  # as numba.core.runtime.nrt does on import
+        return runtime.c_helpers.get(name[len("NRT_"):])
     return None
+
+
+_IMPORTING = threading.RLock()
+
+
+def import_alone(name):
+    """The module ``name`` (an extension such as ``numba._helperlib``), imported from its file
+    without the packages above it, whose own imports can take far longer; registered under its
+    name, so that a later import of those packages finds it.
+
+    Raises
+    ------
+    ImportError
+        If there is no such module.
+    """
+    with _IMPORTING:
+        if name in sys.modules:
+            return sys.modules[name]
+        top, _, rest = name.partition(".")
+        package = importlib.util.find_spec(top)
+        folders = rest.split(".")[:-1]
+        found = package and package.submodule_search_locations and (
+            importlib.machinery.PathFinder.find_spec(name, [
+                os.path.join(path, *folders) for path in package.submodule_search_locations]))
+        if not found:
+            raise ImportError(f"no module {name}", name=name)
+        module = importlib.util.module_from_spec(found)
+        found.loader.exec_module(module)
+        sys.modules[name] = module
+        return module
 
 
 _SHIPPED = None
@@ -274,8 +318,11 @@ def c_function(function, signature, **options):
     address = shipped_address(function, signature)
     if address:
         return address
+    from ._numba import as_numba, load, resolve_closure
+    load()
     from numba import cfunc
-    compiled = cfunc(signature, cache=True, **options)(function)
+    resolve_closure(function)
+    compiled = cfunc(as_numba(signature), cache=True, **options)(function)
     COMPILED.append(compiled)
     return compiled.address
 
@@ -287,6 +334,69 @@ def shipped_entry(dispatcher, signature):
     loaded = shipped()
     key = kernel_key(dispatcher.py_func, signature) if loaded.entries else None
     return loaded.entry(key, dispatcher, signature) if key in loaded.entries else None
+
+
+def shipped_call(function, arguments, prepare):
+    """The shipped compiled function that the njit function ``function`` (its Python
+    function) runs for ``arguments``, made without Numba, with ``prepare()`` run first; or
+    None."""
+    loaded = shipped()
+    text = describe_call(function, arguments) if loaded.calls else None
+    key = loaded.calls.get(text) if text else None
+    if key is None:
+        return None
+    prepare()
+    return loaded.builtin(key, function)
+
+
+def describe_call(function, arguments):
+    """``"module.function|types"``: the Numba types that ``numba.typeof`` gives
+    ``arguments`` of the kinds dlnumba's njit functions take, as text; None for another kind."""
+    types = [describe(argument) for argument in arguments]
+    return None if None in types else (
+        f"{function.__module__}.{function.__qualname__}|{', '.join(types)}")
+
+
+def describe(value):
+    """The Numba type of ``value`` as ``numba.typeof`` makes it, as text; None for a kind of
+    value that dlnumba's njit functions do not take."""
+    import numpy as np
+    kind = type(value)
+    if kind is np.ndarray:
+        flags = value.flags
+        layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+        return f"array({value.dtype!r}, {value.ndim}, {layout}, {flags.writeable})"
+    if kind is bool:
+        return "bool"
+    if kind is int:  # as Numba's typeof: int64, or uint64 where only that holds it
+        bits = value.bit_length()
+        return "int64" if bits < 64 else "uint64" if bits == 64 and value > 0 else None
+    if kind is float:
+        return "float64"
+    if kind is complex:
+        return "complex128"
+    if value is None:
+        return "none"
+    if isinstance(value, np.dtype):
+        return f"dtype({value!r})"
+    if isinstance(value, np.generic):  # typed as its dtype, as a Python bool, int or float
+        return value.dtype.name if value.dtype.kind in "biufc" else None
+    if kind is tuple:
+        items = [describe(item) for item in value]
+        return None if None in items else f"({', '.join(items)},)"
+    return None
+
+
+DESCRIBED = None  # while the build runs: njit function's key -> describe_call texts
+
+
+def note_call(function, signature, arguments):
+    """While the build runs, note that ``arguments`` of ``function`` have the Numba types
+    ``signature``."""
+    if DESCRIBED is not None:
+        key, text = kernel_key(function, signature), describe_call(function, arguments)
+        if key is not None and text is not None:
+            DESCRIBED.setdefault(key, set()).add(text)
 
 
 def info():

@@ -27,6 +27,11 @@ from ._buffer import C_CONTIGUOUS, DESCRIPTOR_OFFSET, F_CONTIGUOUS, NUMBA_PART, 
 from ._devices import CPU
 from ._dtypes import bfloat16, float16
 
+def numba_extension():
+    """Numba's ``numba_extensions`` entry point (see ``pyproject.toml``), which Numba calls
+    before its first compilation: importing this module registered the type."""
+
+
 ABI_VERSION = 2  # part of the type's key: bump it when the descriptor changes
 _NUMBA_TYPES = {}
 

@@ -8,8 +8,11 @@ import threading
 import numba
 import numpy as np
 
+from .. import _numba
 from .._devices import LEGACY_DEFAULT_STREAM
 from .._memory import allocate_host, numpy_view
+
+_numba.load()  # the kernels here call shared ones: Numba's own objects, not placeholders
 
 _INSTALLED = importlib.util.find_spec("numba_cuda") is not None
 SIMULATOR = bool(numba.config.ENABLE_CUDASIM)

@@ -10,7 +10,7 @@ kernels take. The host-only families (:mod:`.sorting`, :mod:`.linalg`) are calle
 import functools
 
 import numpy as np
-from numba import carray
+from .._numba import carray
 
 from .._layout import c_strides, size_of
 from .._memory import allocate_host as allocate, numpy_view

@@ -20,7 +20,7 @@ threads run (:func:`.threads.run_pieces`).
 import functools
 
 import numpy as np
-from numba import carray, njit, types
+from .._numba import carray, njit, types
 
 from .._layout import c_strides
 from .._native import c_caller
@@ -178,15 +178,14 @@ def binary(signature, layout, x_address, y_address, out_address):
 
 # ---- the engine: jobs and threads ----
 
-_KERNELS = (unary, unary_common, binary)
 LAYOUT_RUN = types.void(*[types.intp] * 5)  # run(layout, ndim, a0, a1, a2)
 
 
 @functools.lru_cache(maxsize=None)
 def layout_run(kernel_index, signature_dtype):
-    """The address of ``run(layout, ndim, a0, a1, a2)``: ``_KERNELS[kernel_index]`` for the
-    signature of this dtype over the layout at address ``layout`` (its rows of ``ndim`` words),
-    the operands at ``a0``, ``a1`` (and ``a2``)."""
+    """The address of ``run(layout, ndim, a0, a1, a2)``: ``(unary, unary_common,
+    binary)[kernel_index]`` for the signature of this dtype over the layout at address
+    ``layout`` (its rows of ``ndim`` words), the operands at ``a0``, ``a1`` (and ``a2``)."""
     signature = signature_dtype  # the kernels unpack a dtype as they do a signature
     rows = 4 if kernel_index == 2 else 3
 
@@ -238,8 +237,8 @@ class _ElementwiseJob:
         if plan.size < VECTORIZED_SIZE:
             self.kernel, self.layout = None, byte_layout(plan, sizes)
         else:
-            self.kernel = binary if len(layouts) == 3 else (
-                unary_common if kind in FUNCTIONS[name].common else unary)
+            self.kernel = 2 if len(layouts) == 3 else (  # layout_run's kernel_index
+                1 if kind in FUNCTIONS[name].common else 0)
             self.layout = np.array([plan.shape, *plan.strides])
         self.starts = [offset * size for offset, size in zip(plan.offsets, sizes)]
         self.lows = [low * size for (low, _), size in zip(plan.extents, sizes)]
@@ -260,7 +259,7 @@ class _ElementwiseJob:
         self.call(*addresses)
 
     def _layout_run(self):
-        return layout_run(_KERNELS.index(self.kernel), self.signature.dtype)
+        return layout_run(self.kernel, self.signature.dtype)
 
     def _placed(self, addresses):
         return [address + start for address, start in zip(addresses, self.starts)]

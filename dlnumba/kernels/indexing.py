@@ -15,9 +15,7 @@ CPU finds alone: a gather of 1M random float32 from 16 MiB takes half the time.
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from .._numba import cgutils, intrinsic, njit, types
 
 from .transfer import _typed_pointer
 from .walk import advance, entry_point, odometer

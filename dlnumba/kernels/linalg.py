@@ -13,19 +13,15 @@ tags too, and wrap around as NumPy does. LAPACK failures raise ``numpy.linalg.Li
 """
 
 import functools
-import importlib.machinery
-import importlib.util
-import os
 import sys
-import threading
 
 import numpy as np
-from numba import carray, njit, types
-from numba.extending import overload
 
+from .._native import c_caller
+from .._numba import carray, njit, overload, types
+from .._shipped import import_alone
 from ..shared.tags import storage
 from .transfer import _typed_pointer
-from .._native import c_caller
 from .walk import compile_run, entry_point
 
 
@@ -36,23 +32,15 @@ def load_lapack():
     nothing: compiling a kernel then raises Numba's ImportError, which says what is missing.
     (A ``scipy.linalg`` imported later lacks the two as attributes; importing them by name
     finds them.)"""
-    with _LOADING:
-        scipy = importlib.util.find_spec("scipy")
-        if scipy is None:
+    for name in ("scipy.linalg.cython_blas", "scipy.linalg.cython_lapack"):
+        try:
+            module = import_alone(name)
+        except ImportError:
             return
-        linalg = [os.path.join(path, "linalg") for path in scipy.submodule_search_locations]
-        for name in ("scipy.linalg.cython_blas", "scipy.linalg.cython_lapack"):
-            spec = name not in sys.modules and importlib.machinery.PathFinder.find_spec(
-                name, linalg)
-            if spec:
-                module = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(module)
-                sys.modules[name] = module
-                if "scipy.linalg" in sys.modules:
-                    setattr(sys.modules["scipy.linalg"], name.rpartition(".")[2], module)
+        if "scipy.linalg" in sys.modules:
+            setattr(sys.modules["scipy.linalg"], name.rpartition(".")[2], module)
 
 
-_LOADING = threading.Lock()
 _prepare = functools.cache(load_lapack)
 _lapack_entry_point = entry_point(prepare=_prepare)
 

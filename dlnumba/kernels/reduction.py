@@ -19,9 +19,7 @@ import functools
 
 import numpy as np
 from llvmlite import ir
-from numba import carray, njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic, overload
+from .._numba import carray, cgutils, intrinsic, njit, overload, types
 
 from .. import _dtypes
 from .._native import copy_memory

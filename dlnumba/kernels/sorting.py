@@ -24,7 +24,7 @@ of up to 32 bits.
 """
 
 import numpy as np
-from numba import njit
+from .._numba import njit
 
 from .. import _dtypes
 from ..shared.plan import make_plan

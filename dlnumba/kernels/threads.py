@@ -17,14 +17,25 @@ import queue
 import threading
 import time
 
-import numba
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+
+from .._numba import cgutils, intrinsic, njit, types
 
 from .walk import call_function, compile_call
+
+
+def _thread_count():
+    """Numba's thread count, read as Numba reads it: ``NUMBA_NUM_THREADS``, else the CPUs
+    this process may run on."""
+    try:
+        return max(1, int(os.environ["NUMBA_NUM_THREADS"]))
+    except (KeyError, ValueError):
+        pass
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
 
 # Both cores pay off for tiled transposes and for float16/bfloat16 conversions; a streaming
 # copy or cast is bound by memory bandwidth, which one core saturates here (a second measured
@@ -33,7 +44,7 @@ PARALLEL_BYTES = 1 << 21
 # Below this many elements, calls run the small-array engine (.walk), which compiles in a
 # fraction of the time of the vectorized kernels and is as quick where the call's overhead rules.
 VECTORIZED_SIZE = 1 << 14
-THREADS = numba.config.NUMBA_NUM_THREADS
+THREADS = _thread_count()
 # A large call's pieces for run_pieces: more than threads, taken by whichever thread is free, so
 # that a thread the shared machine slows takes fewer of them.
 PIECES = 4 * THREADS

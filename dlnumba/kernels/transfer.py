@@ -17,9 +17,7 @@ large as both dimensions walks them plainly. Small arrays take :func:`transfer_r
 
 import functools
 
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic, overload
+from .._numba import cgutils, external_function, intrinsic, overload, types
 
 from ..shared.conversions import convert
 from ..shared.tags import storage
@@ -51,7 +49,7 @@ def stack_values(typingctx, tag, count):
     return types.CPointer(dtype)(tag, count), codegen
 
 
-_memcpy = types.ExternalFunction("memcpy", types.voidptr(types.voidptr, types.voidptr, types.intp))
+_memcpy = external_function("memcpy", types.voidptr(types.voidptr, types.voidptr, types.intp))
 
 
 @intrinsic

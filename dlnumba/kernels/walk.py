@@ -12,12 +12,10 @@ import functools
 
 import numpy as np
 from llvmlite import ir
-from numba import carray, njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic, overload
 
 from .._native import c_caller
-from .._shipped import c_function, shipped_entry
+from .._numba import Deferred, carray, cgutils, defer, intrinsic, loaded, njit, overload, types
+from .._shipped import c_function, note_call, shipped_call, shipped_entry
 
 RUN = types.void(*[types.intp] * 7)
 _ROWS = 4  # of a walk's layout: the shape, then the byte strides of three operands
@@ -123,15 +121,31 @@ def entry_point(prepare=None, **options):
     holds (:func:`.._shipped.shipped_entry`), and compiles only what is not shipped.
     ``prepare()``, if given, runs before that: it provides what the compiled code calls."""
     def decorate(function):
-        dispatcher = njit(cache=True, nogil=True, **options)(function)
-        # Numba's dispatcher looks this method up on the instance when no compiled function
-        # fits the arguments
-        dispatcher._compile_for_args = functools.partial(_shipped_or_compiled, dispatcher)
-        dispatcher.prepare = prepare or _nothing_to_prepare
-        ENTRY_POINTS.append(dispatcher)
-        return dispatcher
+        def make():
+            dispatcher = njit(cache=True, nogil=True, **options)(function)  # Numba is loaded
+            # Numba's dispatcher looks this method up on the instance when no compiled function
+            # fits the arguments
+            dispatcher._compile_for_args = functools.partial(_shipped_or_compiled, dispatcher)
+            dispatcher.prepare = prepare or _nothing_to_prepare
+            return dispatcher
+
+        entry = defer(make, function, _EntryPoint, prepare=prepare or _nothing_to_prepare)
+        ENTRY_POINTS.append(entry)
+        return entry
 
     return decorate
+
+
+class _EntryPoint(Deferred):
+    """An njit function that Python calls, before Numba is loaded: a call whose argument types
+    the shipped object holds runs the shipped function, and any other call loads Numba."""
+
+    def __call__(self, *arguments, **keywords):
+        if not keywords and not loaded():
+            shipped = shipped_call(self.py_func, arguments, self.prepare)
+            if shipped is not None:
+                return shipped(*arguments)
+        return self.real(*arguments, **keywords)
 
 
 def _nothing_to_prepare():
@@ -141,6 +155,7 @@ def _nothing_to_prepare():
 def _shipped_or_compiled(dispatcher, *arguments, **keywords):
     dispatcher.prepare()
     signature = tuple(dispatcher.typeof_pyval(a) for a in arguments)
+    note_call(dispatcher.py_func, signature, arguments)
     return shipped_entry(dispatcher, signature) or type(dispatcher)._compile_for_args(
         dispatcher, *arguments, **keywords)
 
@@ -149,7 +164,12 @@ def compiled_for(dispatcher, *arguments):
     """The compiled function that ``dispatcher(*arguments)`` runs: shipped, or compiled (or
     loaded from the cache) now. Called with arguments of the same Numba types, it skips
     Numba's dispatch, which types every argument on every call."""
+    if not loaded():
+        shipped = shipped_call(dispatcher.py_func, arguments, dispatcher.prepare)
+        if shipped is not None:
+            return shipped
     signature = tuple(dispatcher.typeof_pyval(a) for a in arguments)
+    note_call(dispatcher.py_func, signature, arguments)
     if signature not in dispatcher.overloads:
         dispatcher.prepare()
         shipped = shipped_entry(dispatcher, signature)

@@ -8,8 +8,7 @@ one byte, 0 or 1.
 """
 
 import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic, overload
+from .._numba import intrinsic, njit, overload, types
 
 from .tags import storage
 

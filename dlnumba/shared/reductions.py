@@ -7,9 +7,7 @@ field names it), so each (reduction, input dtype, accumulator dtype) is one spec
 """
 
 import numpy as np
-from numba import types
-from numba.extending import overload
-from numba.np.numpy_support import as_dtype
+from .._numba import as_dtype, overload, types
 
 from .conversions import convert
 from .scalar import implementation

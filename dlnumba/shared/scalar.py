@@ -15,9 +15,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload, register_jitable
-from numba.np.numpy_support import as_dtype
+from .._numba import as_dtype, njit, overload, register_jitable, types
 
 from . import vectorized_math
 

@@ -7,8 +7,7 @@ one compiled specialization; both backends read them the same way.
 """
 
 import numpy as np
-from numba import types
-from numba.extending import intrinsic
+from .._numba import intrinsic, types
 
 from .. import _dtypes
 

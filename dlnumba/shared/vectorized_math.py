@@ -6,8 +6,7 @@ loop, which LLVM then turns into SIMD code. They compile for the CPU and CUDA ta
 
 import numpy as np
 from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic, overload, register_jitable
+from .._numba import intrinsic, overload, register_jitable, types
 
 from .conversions import reinterpret
 
