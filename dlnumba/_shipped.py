@@ -222,10 +222,17 @@ def manifest_problem(manifest, salt, level):
 
 def provide_symbols(names):
     """Make Numba's C helpers (``numba_*``, ``NRT_*``) that ``names`` need known to the JIT
-    linker; return the names that nothing provides, which MCJIT would leave as jumps to 0."""
+    linker, and bind the C math functions to Numba's, as Numba does before it compiles
+    (``numba.core.externals``): the libm that Python loaded, so that shipped and JIT-compiled
+    kernels give the same bits, NaN signs included. Return the names that nothing provides,
+    which MCJIT would leave as jumps to 0."""
     import llvmlite.binding as llvm
+    math = import_alone("numba._helperlib").c_helpers
     missing = []
     for name in names:
+        if name in math:
+            llvm.add_symbol(name, math[name])
+            continue
         if llvm.address_of_symbol(name):
             continue
         address = _helper_address(name)

@@ -57,6 +57,25 @@ def test_shipped_calls_do_not_import_numba(tmp_path):
     assert _run(_SHIPPED_CALLS, NUMBA_CACHE_DIR=str(tmp_path)) == ["False"]
 
 
+_NAN_REMAINDER = """
+import sys
+import numpy as np
+import dlnumba as xp
+x, y = (xp.asarray(np.array([value], np.float32)) for value in (-np.nan, np.nan))
+print(np.asarray(xp.remainder(x, y)).view(np.uint32)[0], 'numba' in sys.modules)
+"""
+
+
+def test_shipped_code_calls_the_c_math_functions_that_the_jit_calls(tmp_path):
+    """fmod of two NaNs keeps the sign the JIT's kernel gives: the loader binds the C math
+    functions to Numba's, as Numba does before it compiles, though Numba is not loaded."""
+    if not _numba_free_level():
+        pytest.skip("no shipped kernels here: make test builds them")
+    shipped = _run(_NAN_REMAINDER, NUMBA_CACHE_DIR=str(tmp_path / "shipped"))
+    jit = _run(_NAN_REMAINDER, NUMBA_CACHE_DIR=str(tmp_path / "jit"), DLNUMBA_JIT_ONLY="1")
+    assert shipped == [jit[0], "False"]
+
+
 def _numba_free_level():
     return _run("from dlnumba import _shipped; print(_shipped.shipped().level)") != ["None"]
 
