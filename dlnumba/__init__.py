@@ -7,7 +7,13 @@ NumPy, PyTorch, JAX and every other DLPack library.
 import math
 
 from . import _import_guard  # noqa: F401 (before anything imports dlnumba.cuda)
-from . import _numba
+from . import _memory, _numba  # noqa: F401 (the host allocator's builtin, compiled first)
+from ._shipped import preload
+
+# The shipped object loads on a thread of its own while the package imports; after the
+# allocator's builtin is compiled, since llvmlite serves one thread at a time.
+preload()
+
 from ._array_object import ndarray
 from ._creation_functions import (
     arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like, linspace, meshgrid,

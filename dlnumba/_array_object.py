@@ -16,7 +16,6 @@ from ._mode import is_strict
 from ._layout import broadcast_strides, c_layout, c_strides, size_of, sliced, view_of
 from ._memory import numpy_view
 from ._native import buffer_address, constructor
-from ._shipped import preload
 from .shared.scalar import FUNCTIONS
 
 if TYPE_CHECKING:
@@ -454,9 +453,6 @@ _SOURCES = {}  # (type, value, dtype) -> scalar_source's array, for the scalars 
 # ndarray._new(address, shape, strides, dtype, device, owner, readonly) wraps memory: the
 # ``address`` of element (0, ..., 0), kept alive by ``owner``. Positional arguments only.
 ndarray._new = staticmethod(constructor(ndarray, _FIELDS))
-# The shipped object loads on a thread while the rest of the package imports; not before the
-# builtins above are compiled: llvmlite serves one thread at a time.
-preload()
 
 _SCALARS = (bool, int, float, complex)
 _OPERANDS = (ndarray, np.generic, *_SCALARS)

@@ -63,10 +63,13 @@ def source_salt():
 
 
 def versions():
-    """What an object is tied to: Numba's and llvmlite's versions and the Python ABI."""
-    from importlib.metadata import version
-    return {"numba": version("numba"), "llvmlite": version("llvmlite"),
-            "python": sys.implementation.cache_tag, "machine": platform.machine()}
+    """What an object is tied to: Numba's and llvmlite's versions and the Python ABI (read from
+    the packages' own version modules: importing ``importlib.metadata`` takes longer than
+    loading the object)."""
+    import llvmlite
+    return {"numba": import_alone("numba._version").get_versions()["version"],
+            "llvmlite": llvmlite.__version__, "python": sys.implementation.cache_tag,
+            "machine": platform.machine()}
 
 
 def kernel_key(function, signature):
