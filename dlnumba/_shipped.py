@@ -28,6 +28,8 @@ import platform
 import sys
 import threading
 
+import numpy as np
+
 OBJECT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_objects")
 # The sources whose code the objects hold, and the build that makes them.
 _SOURCES = ("_capi.py", "_build.py", "kernels", "shared")
@@ -76,7 +78,6 @@ def kernel_key(function, signature):
     """The name a kernel is shipped under: the function's module, qualified name and bytecode,
     its C signature and the values of its closure, hashed; None when a closure value has no stable
     text (only dtypes and plain values do)."""
-    import numpy as np
     cells = tuple(cell.cell_contents for cell in function.__closure__ or ())
     if not all(isinstance(v, (*_PLAIN_TYPES, np.dtype)) for v in cells):
         return None
@@ -105,6 +106,7 @@ class _Shipped:
         self.entries, self._made = {}, {}  # the njit functions' environments; those made
         self._inserted = set()  # the keys of those in their dispatchers' tables
         self.calls = {}  # "function|argument types" (describe_call) -> njit function's key
+        self.runs = {}  # "function|argument types" -> the builtin made for it
 
     def load(self, salt, features=None):
         """Load the best level's object that passes every check; note why others did not."""
@@ -351,18 +353,26 @@ def shipped_call(function, arguments, prepare):
     function) runs for ``arguments``, made without Numba, with ``prepare()`` run first; or
     None."""
     loaded = shipped()
-    text = describe_call(function, arguments) if loaded.calls else None
-    key = loaded.calls.get(text) if text else None
-    if key is None:
+    if not loaded.calls:
         return None
-    prepare()
-    return loaded.builtin(key, function)
+    text = describe_call(function, arguments)
+    run = loaded.runs.get(text)
+    if run is None:
+        key = loaded.calls.get(text) if text else None
+        if key is None:
+            return None
+        prepare()
+        run = loaded.runs[text] = loaded.builtin(key, function)
+    return run
 
 
 def describe_call(function, arguments):
     """``"module.function|types"``: the Numba types that ``numba.typeof`` gives
     ``arguments`` of the kinds dlnumba's njit functions take, as text; None for another kind."""
-    types = [describe(argument) for argument in arguments]
+    try:
+        types = [_DESCRIBERS[type(argument)](argument) for argument in arguments]
+    except KeyError:
+        types = [describe(argument) for argument in arguments]
     return None if None in types else (
         f"{function.__module__}.{function.__qualname__}|{', '.join(types)}")
 
@@ -370,33 +380,57 @@ def describe_call(function, arguments):
 def describe(value):
     """The Numba type of ``value`` as ``numba.typeof`` makes it, as text; None for a kind of
     value that dlnumba's njit functions do not take."""
-    import numpy as np
-    kind = type(value)
-    if kind is np.ndarray:
+    describer = _DESCRIBERS.get(type(value))
+    if describer is None:
+        if isinstance(value, np.dtype):
+            describer = _DESCRIBERS[type(value)] = _describe_dtype
+        elif isinstance(value, np.generic):
+            describer = _DESCRIBERS[type(value)] = _describe_scalar
+        else:
+            return None
+    return describer(value)
+
+
+def _describe_array(value):
+    key = (value.dtype, value.ndim, value.flags.num & _LAYOUT_FLAGS)
+    text = _TEXTS.get(key)
+    if text is None:
         flags = value.flags
         layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
-        return f"array({value.dtype!r}, {value.ndim}, {layout}, {flags.writeable})"
-    if kind is bool:
-        return "bool"
-    if kind is int:  # as Numba's typeof: int64, or uint64 where only that holds it
-        bits = value.bit_length()
-        return "int64" if bits < 64 else "uint64" if bits == 64 and value > 0 else None
-    if kind is float:
-        return "float64"
-    if kind is complex:
-        return "complex128"
-    if value is None:
-        return "none"
-    if isinstance(value, np.dtype):
-        return f"dtype({value!r})"
-    if isinstance(value, np.generic):  # typed as its dtype, as a Python bool, int or float
-        return value.dtype.name if value.dtype.kind in "biufc" else None
-    if kind is tuple:
-        items = [describe(item) for item in value]
-        return None if None in items else f"({', '.join(items)},)"
-    return None
+        text = _TEXTS[key] = f"array({value.dtype!r}, {value.ndim}, {layout}, {flags.writeable})"
+    return text
 
 
+def _describe_int(value):  # as Numba's typeof: int64, or uint64 where only that holds it
+    bits = value.bit_length()
+    return "int64" if bits < 64 else "uint64" if bits == 64 and value > 0 else None
+
+
+def _describe_tuple(value):
+    items = [describe(item) for item in value]
+    return None if None in items else f"({', '.join(items)},)"
+
+
+def _describe_dtype(value):
+    text = _TEXTS.get(value)
+    if text is None:
+        text = _TEXTS[value] = f"dtype({value!r})"  # NumPy writes a dtype in Python: slow
+    return text
+
+
+def _describe_scalar(value):  # typed as its dtype, as a Python bool, int or float
+    key = ("scalar", value.dtype)
+    text = _TEXTS.get(key)
+    if text is None:
+        text = _TEXTS[key] = value.dtype.name if value.dtype.kind in "biufc" else ""
+    return text or None
+
+
+_LAYOUT_FLAGS = 0x1 | 0x2 | 0x400  # NPY_ARRAY_C_CONTIGUOUS, _F_CONTIGUOUS, _WRITEABLE
+_TEXTS = {}
+_DESCRIBERS = {np.ndarray: _describe_array, int: _describe_int, bool: lambda value: "bool",
+               float: lambda value: "float64", complex: lambda value: "complex128",
+               type(None): lambda value: "none", tuple: _describe_tuple}
 DESCRIBED = None  # while the build runs: njit function's key -> describe_call texts
 
 
