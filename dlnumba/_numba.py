@@ -73,7 +73,7 @@ def _replace_placeholders(namespace):
             namespace[name] = value.numba()
 
 
-def real(value):
+def _unwrapped(value):
     """``value``, or the real object if it is a placeholder of this module."""
     return value.real if isinstance(value, (_Placeholder, _Types)) else value
 
@@ -193,7 +193,7 @@ def overload(target, **options):
     def register(implementation):
         def make():
             from numba.extending import overload as numba_overload
-            return numba_overload(real(target), **options)(implementation)
+            return numba_overload(_unwrapped(target), **options)(implementation)
 
         if _loaded:
             return make()
@@ -328,6 +328,4 @@ def external_function(name, signature):
 
 cgutils = _LazyModule("numba.core.cgutils")
 carray = _Placeholder(lambda: _numba_attribute("numba", "carray"))
-literal_unroll = _Placeholder(lambda: _numba_attribute("numba", "literal_unroll"))
 as_dtype = _Placeholder(lambda: _numba_attribute("numba.np.numpy_support", "as_dtype"))
-from_dtype = _Placeholder(lambda: _numba_attribute("numba.np.numpy_support", "from_dtype"))

@@ -232,11 +232,11 @@ def provide_symbols(names):
     kernels give the same bits, NaN signs included. Return the names that nothing provides,
     which MCJIT would leave as jumps to 0."""
     import llvmlite.binding as llvm
-    math = import_alone("numba._helperlib").c_helpers
+    helpers = import_alone("numba._helperlib").c_helpers
     missing = []
     for name in names:
-        if name in math:
-            llvm.add_symbol(name, math[name])
+        if name in helpers:  # a C math function
+            llvm.add_symbol(name, helpers[name])
             continue
         if llvm.address_of_symbol(name):
             continue
@@ -252,10 +252,16 @@ def _helper_address(name):
     if name.startswith("numba_"):
         return import_alone("numba._helperlib").c_helpers.get(name[len("numba_"):])
     if name.startswith("NRT_"):
-        runtime = import_alone("numba.core.runtime._nrt_python")
-        runtime.memsys_use_cpython_allocator()  # as numba.core.runtime.nrt does on import
-        return runtime.c_helpers.get(name[len("NRT_"):])
+        return _runtime().c_helpers.get(name[len("NRT_"):])
     return None
+
+
+@functools.cache
+def _runtime():
+    """Numba's runtime (NRT), set to allocate as ``numba.core.runtime.nrt`` sets it on import."""
+    runtime = import_alone("numba.core.runtime._nrt_python")
+    runtime.memsys_use_cpython_allocator()
+    return runtime
 
 
 _IMPORTING = threading.RLock()
