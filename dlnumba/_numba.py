@@ -187,6 +187,16 @@ def intrinsic(function):
     return defer(make, function)
 
 
+def _register(make, function):
+    """Run the registration ``make()`` now if Numba is loaded, else when it is; return
+    ``function``, which stays a Python function, as Numba's registering decorators do."""
+    if _loaded:
+        make()
+    else:
+        _DEFERRED.append(Deferred(make, function))
+    return function
+
+
 def overload(target, **options):
     """``numba.extending.overload``, deferred: registered when Numba is loaded; returns the
     implementation, as Numba's does."""
@@ -195,10 +205,7 @@ def overload(target, **options):
             from numba.extending import overload as numba_overload
             return numba_overload(_unwrapped(target), **options)(implementation)
 
-        if _loaded:
-            return make()
-        _DEFERRED.append(Deferred(make, implementation))
-        return implementation
+        return _register(make, implementation)
 
     return register
 
@@ -212,10 +219,7 @@ def register_jitable(*arguments, **options):
             return (numba_register_jitable(**options)(function) if options
                     else numba_register_jitable(function))
 
-        if _loaded:
-            return make()
-        _DEFERRED.append(Deferred(make, function))
-        return function
+        return _register(make, function)
 
     if arguments and callable(arguments[0]):
         return register(arguments[0])

@@ -1,5 +1,6 @@
-"""What the test modules share: the dtype lists, reading a dlnumba array back as NumPy, and
-comparing dlnumba's results with NumPy's on any device.
+"""What the test modules share: the dtype lists, reading a dlnumba array back as NumPy,
+comparing dlnumba's results with NumPy's on any device, running code in a new Python process,
+and the shipped kernels' level.
 
 ``from helpers import ...`` works in every test module: pytest puts ``tests/`` (which has no
 ``__init__.py``) on ``sys.path``, as it does for ``dlpack_forge`` and ``standard_reference``.
@@ -8,9 +9,14 @@ floating, complex); ``DTYPES`` maps each name to its dlnumba dtype object. Copy 
 changing it.
 """
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 
 import dlnumba as xp
+from dlnumba import _shipped
 
 SIGNED_INTS = ["int8", "int16", "int32", "int64"]
 UNSIGNED_INTS = ["uint8", "uint16", "uint32", "uint64"]
@@ -114,3 +120,20 @@ def compare_with_numpy(body, *arrays, device=CPU, **tolerances):
     for i, (ours, theirs) in enumerate(pairs):
         assert_matches_numpy(ours, theirs, device=device, err_msg=f"result {i}", **tolerances)
     return result
+
+
+def run_python(code, **env):
+    """What ``code`` prints when a new Python process runs it with ``env`` added to the
+    environment; the test fails, with its stderr, if the process does."""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=900, env={**os.environ, **env})
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def built_level():
+    """The CPU level whose shipped kernels this host loads, which ``make test`` has built; the
+    test fails, saying why none is loaded, if there is none."""
+    loaded = _shipped.shipped()
+    assert loaded.level, "no shipped kernels loaded: " + "; ".join(loaded.reasons)
+    return loaded.level

@@ -4,8 +4,6 @@ deferred definition, and puts Numba's own objects where the modules held placeho
 signatures made before Numba is loaded read as Numba's own, since the shipped kernels' keys hash
 that text."""
 
-import os
-import subprocess
 import sys
 from types import SimpleNamespace
 
@@ -15,13 +13,11 @@ import pytest
 import dlnumba as xp
 from dlnumba import _numba
 from dlnumba.kernels import elementwise, sorting, walk
+from helpers import built_level, run_python
 
 
 def _run(code, **env):
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=900, env={**os.environ, **env})
-    assert result.returncode == 0, result.stderr
-    return result.stdout.split()
+    return run_python(code, **env).split()
 
 
 def test_import_does_not_import_numba():
@@ -52,8 +48,7 @@ print('numba' in sys.modules)
 def test_shipped_calls_do_not_import_numba(tmp_path):
     """Shipped C kernels come from the object with Numba's C helpers loaded on their own, and
     shipped njit functions run for the argument types they were shipped for."""
-    if not _numba_free_level():
-        pytest.skip("no shipped kernels here: make test builds them")
+    built_level()
     assert _run(_SHIPPED_CALLS, NUMBA_CACHE_DIR=str(tmp_path)) == ["False"]
 
 
@@ -69,15 +64,10 @@ print(np.asarray(xp.remainder(x, y)).view(np.uint32)[0], 'numba' in sys.modules)
 def test_shipped_code_calls_the_c_math_functions_that_the_jit_calls(tmp_path):
     """fmod of two NaNs keeps the sign the JIT's kernel gives: the loader binds the C math
     functions to Numba's, as Numba does before it compiles, though Numba is not loaded."""
-    if not _numba_free_level():
-        pytest.skip("no shipped kernels here: make test builds them")
+    built_level()
     shipped = _run(_NAN_REMAINDER, NUMBA_CACHE_DIR=str(tmp_path / "shipped"))
     jit = _run(_NAN_REMAINDER, NUMBA_CACHE_DIR=str(tmp_path / "jit"), DLNUMBA_JIT_ONLY="1")
     assert shipped == [jit[0], "False"]
-
-
-def _numba_free_level():
-    return _run("from dlnumba import _shipped; print(_shipped.shipped().level)") != ["None"]
 
 
 def test_a_kernel_that_is_not_shipped_loads_numba_and_gives_the_same_results(tmp_path):

@@ -16,23 +16,10 @@ import numpy as np
 import pytest
 
 from dlnumba import _shipped
+from helpers import built_level, run_python
 
 X86 = platform.machine() == "x86_64"
 V3 = set(_shipped.LEVELS["x86_64"][1][2])
-
-
-def _built_level():
-    """The level this host loads, which ``make test`` has built."""
-    loaded = _shipped.shipped()
-    assert loaded.level, "no shipped kernels loaded: " + "; ".join(loaded.reasons)
-    return loaded.level
-
-
-def _run(code, **env):
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=900, env={**os.environ, **env})
-    assert result.returncode == 0, result.stderr
-    return result.stdout
 
 
 @pytest.mark.skipif(not X86, reason="the x86-64 levels")
@@ -52,7 +39,7 @@ def _level_row(name):
 
 
 def test_a_manifest_of_other_sources_versions_or_features_is_refused():
-    level = _level_row(_built_level())
+    level = _level_row(built_level())
     manifest = _shipped.read_manifest(level[0])
     salt = _shipped.source_salt()
     assert _shipped.manifest_problem(manifest, salt, level) is None
@@ -64,7 +51,7 @@ def test_a_manifest_of_other_sources_versions_or_features_is_refused():
 
 
 def test_an_object_needing_an_unknown_symbol_is_refused_before_loading(tmp_path, monkeypatch):
-    level = _built_level()
+    level = built_level()
     for suffix in (".o", ".json"):
         shutil.copy(os.path.join(_shipped.OBJECT_DIR, level + suffix), tmp_path)
     manifest = json.loads((tmp_path / f"{level}.json").read_text())
@@ -76,7 +63,7 @@ def test_an_object_needing_an_unknown_symbol_is_refused_before_loading(tmp_path,
 
 
 def test_an_unreadable_manifest_leaves_the_kernels_to_the_jit(tmp_path, monkeypatch):
-    level = _built_level()
+    level = built_level()
     shutil.copy(os.path.join(_shipped.OBJECT_DIR, level + ".o"), tmp_path)
     (tmp_path / f"{level}.json").write_text("{not json")
     monkeypatch.setattr(_shipped, "OBJECT_DIR", str(tmp_path))
@@ -94,7 +81,7 @@ def test_an_unreadable_manifest_leaves_the_kernels_to_the_jit(tmp_path, monkeypa
 
 
 def test_jit_only_loads_nothing():
-    out = _run("from dlnumba import _shipped; print(_shipped.shipped().level)",
+    out = run_python("from dlnumba import _shipped; print(_shipped.shipped().level)",
                DLNUMBA_JIT_ONLY="1")
     assert out.strip() == "None"
 
@@ -111,17 +98,17 @@ print(int(xp.sum(xp.ones(3))), os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]),
 
 
 def test_the_object_loads_on_a_thread_that_a_fork_and_the_exit_wait_for():
-    _built_level()
-    lines = _run(_FORK).split()
+    built_level()
+    lines = run_python(_FORK).split()
     assert sorted(lines) == ["0", "3", "5"]
-    assert _run("import dlnumba") == ""
+    assert run_python("import dlnumba") == ""
 
 
 def test_info_names_the_level():
     result = subprocess.run([sys.executable, "-m", "dlnumba", "info"], capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0
-    assert result.stdout.startswith(f"shipped kernels: {_built_level()}, ")
+    assert result.stdout.startswith(f"shipped kernels: {built_level()}, ")
 
 
 _FIRST_CALLS = """
@@ -153,8 +140,8 @@ print("scipy.linalg" in sys.modules)
 def test_first_calls_compile_no_shipped_kernel(tmp_path):
     """A new process on an empty Numba cache compiles neither a C kernel nor an njit function
     for these calls, and its BLAS and LAPACK calls import no more of SciPy than they need."""
-    _built_level()
-    assert _run(_FIRST_CALLS, NUMBA_CACHE_DIR=str(tmp_path)).split() == ["0", "0", "False"]
+    built_level()
+    assert run_python(_FIRST_CALLS, NUMBA_CACHE_DIR=str(tmp_path)).split() == ["0", "0", "False"]
 
 
 _RESULTS = """
@@ -202,7 +189,7 @@ np.savez(sys.argv[1], **values)
 
 
 def test_shipped_and_jit_kernels_give_the_same_bits(tmp_path):
-    _built_level()
+    built_level()
     results = {}
     for mode in ("0", "1"):
         path = str(tmp_path / f"jit{mode}.npz")
@@ -266,7 +253,7 @@ def test_the_builder_builds_again_over_an_unreadable_manifest(tmp_path, monkeypa
     (the build itself replaced by a note of the levels it was asked for)."""
     from dlnumba import _build
 
-    level = _built_level()
+    level = built_level()
     shutil.copy(os.path.join(_shipped.OBJECT_DIR, level + ".o"), tmp_path)
     shutil.copy(os.path.join(_shipped.OBJECT_DIR, level + ".json"), tmp_path)
     monkeypatch.setattr(_shipped, "OBJECT_DIR", str(tmp_path))
