@@ -237,17 +237,21 @@ def _njit_calls(xp, a):
     for name in ("cumulative_sum", "cumulative_prod"):
         for axis in (0, 1):
             yield f"{name} axis {axis}", lambda f=name, axis=axis: getattr(xp, f)(a, axis=axis)
+        # in the input's dtype too: other dtypes are cast to it (kernels.reduction.scan_array)
+        yield f"{name} dtype", lambda f=name: getattr(xp, f)(a, axis=1, dtype=a.dtype)
     indices = xp.asarray([0, -1, 1])
-    yield "take", lambda: (xp.take(a, indices, axis=1), xp.take_along_axis(a, xp.stack(
-        [indices, indices]), axis=1))
-    yield "mask", lambda: (a[mask], xp.asarray(a, copy=True).__setitem__(mask, a[0, 0]))
+    yield "take", lambda: (xp.take(a, indices, axis=1), xp.take(a[0], indices),
+                           xp.take_along_axis(a, xp.stack([indices, indices]), axis=1))
+    yield "mask", lambda: (a[mask], a[mask[:, 0]], xp.asarray(a, copy=True).__setitem__(
+        mask, a[0, 0]))
+    yield "linspace", lambda: xp.linspace(0, 1, num=5, dtype=a.dtype)
     yield "indices", lambda: (a[indices], a[:, indices], a[indices, indices],
                               xp.asarray(a, copy=True).__setitem__((0, indices), a[0, 0]))
     yield "triangles", lambda: (xp.tril(a), xp.triu(a, k=1))
     square = xp.astype(xp.eye(3) * 4 + 1, a.dtype)
     for name in ("inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "eig", "eigvals",
                  "svd", "svdvals", "qr", "pinv", "matrix_rank", "matrix_norm",
-                 "vector_norm"):
+                 "vector_norm", "trace"):
         yield f"linalg.{name}", lambda f=name: getattr(xp.linalg, f)(square)
     yield "linalg.solve", lambda: xp.linalg.solve(square, square)
     yield "linalg.matrix_power", lambda: xp.linalg.matrix_power(square, 3)

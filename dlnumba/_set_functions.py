@@ -16,6 +16,7 @@ from ._array_object import ndarray
 from ._dtypes import INTEGER, bool as bool_, common_dtype, int64
 from ._layout import c_strides
 from .kernels.sorting import group_sorted, key_layout, search_sorted, sort_axis
+from .kernels.walk import Direct
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -85,12 +86,16 @@ def _unique(name, x, positions=False):
         sort_axis(flat, 0, ordered, False, False)
         flat, order, inverse, inverse_out = ordered, _NO_ORDER, None, _NO_ORDER
     first, counts = (ndarray._empty((n,), int64, x.device) for _ in range(2))
-    runs = group_sorted(flat._address, n, order, *key_layout(x._dtype), first._numpy(),
-                        counts._numpy(), inverse_out)
+    unit, codec, components = key_layout(x._dtype)
+    runs = _GROUP_SORTED(unit.itemsize, flat._address, n, order, unit, codec, components,
+                         first._numpy(), counts._numpy(), inverse_out)
     first, counts = (a._view(0, (runs,), (1,))._copy() for a in (first, counts))
     values = ndarray._empty((runs,), x._dtype, x.device)
     kernels.gather(flat._address, first._numpy(), values._address, x._dtype.itemsize)
     return values, first, inverse, counts
+
+
+_GROUP_SORTED = Direct(group_sorted)  # by the size of the keys' unit
 
 
 def _flat(x, dtype=None):

@@ -372,6 +372,13 @@ def shipped_call(function, arguments, prepare):
     return run
 
 
+def ships_call(function, arguments):
+    """Whether the shipped object holds the compiled function that the njit function
+    ``function`` (its Python function) runs for ``arguments``."""
+    text = describe_call(function, arguments)
+    return text is not None and text in shipped().calls
+
+
 def describe_call(function, arguments):
     """``"module.function|types"``: the Numba types that ``numba.typeof`` gives
     ``arguments`` of the kinds dlnumba's njit functions take, as text; None for another kind."""

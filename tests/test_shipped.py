@@ -178,6 +178,31 @@ for name in ("float32", "float64", "int64", "int8", "uint16", "bool", "complex64
                 values[f"{name}-{size}-{label}"] = np.asarray(call())
             except TypeError:
                 pass
+# mixed dtypes: shipped, cast to the computation dtype first; the JIT compiles them fused
+small = {name: xp.asarray(rng.normal(0, 100, (3, 37)).astype(name))
+         for name in ("int8", "uint8", "int16", "uint32", "float32", "float64")}
+large = {name: xp.asarray(rng.normal(0, 100, (4, 1 << 13)).astype(name))
+         for name in ("int8", "float32", "float64", "int64")}
+for label, (x, y) in {"int8-uint8": (small["int8"], small["uint8"]),
+                      "int16-uint8": (small["int16"], small["uint8"][:1, ::-1]),
+                      "float32-float64": (small["float32"], small["float64"][:, 5:6]),
+                      "large-float32-float64": (large["float32"], large["float64"][::-1]),
+                      "large-int8-int64": (large["int8"], large["int64"])}.items():
+    for name in ("add", "multiply", "less", "maximum", "atan2", "pow"):
+        try:
+            values[f"{label}-{name}"] = np.asarray(getattr(xp, name)(x, y))
+        except TypeError:  # atan2 of integers
+            pass
+for label, (x, y) in {"int16-uint8": (small["int16"], small["uint8"][:1, ::-1]),
+                      "float64-float32": (large["float64"][::-1], large["float32"])}.items():
+    inplace = xp.asarray(x, copy=True)
+    inplace *= y
+    values[f"{label}-imul"] = np.asarray(inplace)
+for name in ("int8", "uint32", "float32"):
+    x = small[name]
+    values[f"{name}-cumsum-int16"] = np.asarray(xp.cumulative_sum(x, axis=1, dtype=xp.int16))
+    values[f"{name}-cumprod-float64"] = np.asarray(xp.cumulative_prod(x, axis=0,
+                                                                      dtype=xp.float64))
 for name in ("float32", "int64"):  # one row long enough to be sorted over the threads
     row = xp.asarray(rng.normal(0, 1e6, 1 << 19).astype(name))
     if name == "float32":

@@ -115,9 +115,10 @@ def expand(src_address, src_stride, size, mask_address, mask_stride, dst_address
                                dst_address, stride)
 
 
-_GATHER, _SCATTER, _PUT, _COMPRESS = (
+_GATHER, _SCATTER, _PUT, _COMPRESS, _WHERE, _NONZERO = (
     Direct(indexing.gather), Direct(indexing.scatter), Direct(indexing.put),
-    Direct(indexing.compress))  # by item size
+    Direct(indexing.compress), Direct(searching.where),
+    Direct(searching.nonzero))  # by item size (of the unit, for nonzero)
 
 
 @functools.cache
@@ -171,7 +172,7 @@ def where(plan, condition_address, x1_address, x2_address, out_address, itemsize
             (condition_address, x1_address, x2_address, out_address), plan.offsets,
             plan.strides, (1, itemsize, itemsize, itemsize)):
         arguments += (address + offset * size, strides)
-    searching.where(*arguments, _UNITS[itemsize])
+    _WHERE(itemsize, *arguments, _UNITS[itemsize])
 
 
 def nonzero(address, strides, dtype, shape, output):
@@ -179,12 +180,13 @@ def nonzero(address, strides, dtype, shape, output):
     unit, codec, components = key_layout(dtype)
     layout = (np.array(shape, np.int64), np.array(strides, np.int64), address, unit, codec[3],
               components)
-    count = searching.nonzero(*layout, np.empty((0, 0), np.int64)) if size_of(shape) else 0
+    count = _NONZERO(unit.itemsize, *layout, np.empty((0, 0), np.int64)) if size_of(
+        shape) else 0
     indices_shape = (len(shape), count)
     out = numpy_view(output(count), indices_shape, c_strides(indices_shape), _INT64, False,
                      None)
     if count:
-        searching.nonzero(*layout, out)
+        _NONZERO(unit.itemsize, *layout, out)
 
 
 def linspace(out_address, num, start, stop, divisor, endpoint, dtype):

@@ -22,8 +22,9 @@ import functools
 import numpy as np
 from .._numba import carray, njit, types
 
-from .._layout import c_strides
+from .._layout import c_layout, c_strides
 from .._native import c_caller
+from .._shipped import shipped_address
 from ..shared.conversions import convert, store
 from ..shared.plan import make_plan
 from ..shared.scalar import FUNCTIONS, apply, apply_common, outside_common
@@ -32,13 +33,18 @@ from .copy import copy_array
 from .threads import (PARALLEL_BYTES, PIECE, PIECES, RUNNER_WORDS, THREADS, VECTORIZED_SIZE,
                       WORD, pieces_state, run_pieces)
 from .transfer import _typed_pointer, stack_values
-from .walk import advance, byte_layout, call_function, compile_run, odometer, walk_function
+from .walk import (RUN, advance, byte_layout, call_function, compile_run, odometer,
+                   walk_function)
 
 @functools.lru_cache(maxsize=None)
 def strided_run(signature):
     """The address of the run (:mod:`.walk`) of the operation and dtypes of a signature's
     dtype: ``out = op(x)`` or ``out = op(x, y)`` over one strided run, operands in the order
     of the signature's tags."""
+    return compile_run(_strided_run_function(signature))
+
+
+def _strided_run_function(signature):
     if len(signature.names) == 4:
         def run(n, x_address, sx, out_address, so, unused_address, unused_stride):
             op, x_tag, out_tag, compute_tag = unpack(signature)
@@ -55,7 +61,7 @@ def strided_run(signature):
                 _typed_pointer(out_address + i * so, out_tag)[0] = store(
                     apply(op, convert(x, x_tag, compute_tag), convert(y, y_tag, compute_tag)),
                     out_tag)
-    return compile_run(run)
+    return run
 
 
 _GATHERED = 64  # elements of a strided input gathered at a time (on the stack)
@@ -186,6 +192,10 @@ def layout_run(kernel_index, signature_dtype):
     """The address of ``run(layout, ndim, a0, a1, a2)``: ``(unary, unary_common,
     binary)[kernel_index]`` for the signature of this dtype over the layout at address
     ``layout`` (its rows of ``ndim`` words), the operands at ``a0``, ``a1`` (and ``a2``)."""
+    return compile_run(_layout_run_function(kernel_index, signature_dtype), LAYOUT_RUN)
+
+
+def _layout_run_function(kernel_index, signature_dtype):
     signature = signature_dtype  # the kernels unpack a dtype as they do a signature
     rows = 4 if kernel_index == 2 else 3
 
@@ -198,7 +208,7 @@ def layout_run(kernel_index, signature_dtype):
             unary_common(signature, layout, a0, a1)
         else:
             binary(signature, layout, a0, a1, a2)
-    return compile_run(run, LAYOUT_RUN)
+    return run
 
 
 def _piece(words_address, k):
@@ -261,6 +271,13 @@ class _ElementwiseJob:
     def _layout_run(self):
         return layout_run(self.kernel, self.signature.dtype)
 
+    def shipped(self):
+        """Whether the shipped object holds this job's kernel (then it runs without Numba)."""
+        if self.kernel is None:
+            return shipped_address(_strided_run_function(self.signature.dtype), RUN) is not None
+        return shipped_address(_layout_run_function(self.kernel, self.signature.dtype),
+                               LAYOUT_RUN) is not None
+
     def _placed(self, addresses):
         return [address + start for address, start in zip(addresses, self.starts)]
 
@@ -288,7 +305,55 @@ class _ElementwiseJob:
             table.ctypes.data, self.layout.shape[1], self._layout_run(), 0, 0, 0])
 
 
-_job = functools.lru_cache(maxsize=4096)(_ElementwiseJob)
+class _CastJob:
+    """A call of mixed dtypes whose kernel is not shipped, run as NumPy runs it: the inputs
+    that are not of the computation dtype are cast to it (:func:`.copy.copy_array`), then the
+    operation's kernel of that dtype, which is shipped, runs (``inner``). It has the
+    interface of :class:`_ElementwiseJob`, with its ``plan`` and extents."""
+
+    __slots__ = ("plan", "lows", "highs", "parallel", "casts", "inner")
+
+    def __init__(self, job, casts, inner):
+        self.plan, self.lows, self.highs = job.plan, job.lows, job.highs
+        self.parallel = False  # the inner job's threads run inside call
+        self.casts, self.inner = casts, inner
+
+    def call(self, *addresses):
+        addresses = list(addresses)
+        buffers = []
+        for k, strides, dtype, cast_shape, compute_dtype in self.casts:
+            count, dense = c_layout(cast_shape)
+            buffers.append(np.empty(count * compute_dtype.itemsize, np.uint8))
+            cast_address = buffers[-1].ctypes.data
+            copy_array(addresses[k], strides, dtype, cast_address, dense, compute_dtype,
+                       cast_shape)
+            addresses[k] = cast_address
+        if self.inner.parallel:
+            self.inner.call_pieces(*addresses)
+        else:
+            self.inner.call(*addresses)
+
+
+@functools.lru_cache(maxsize=4096)
+def _job(name, kind, layouts, shape, compute_dtype):
+    job = _ElementwiseJob(name, kind, layouts, shape, compute_dtype)
+    inputs = layouts[:-1]
+    if (job.plan is None or all(dtype is compute_dtype for _, dtype in inputs)
+            or job.shipped()):
+        return job
+    casts, cast_layouts = [], []
+    for k, (strides, dtype) in enumerate(inputs):
+        if dtype is compute_dtype:
+            cast_layouts.append((strides, dtype))
+            continue
+        # a broadcast dimension (stride 0) is cast once, and stays broadcast
+        cast_shape = tuple(1 if stride == 0 else size for size, stride in zip(shape, strides))
+        dense = c_layout(cast_shape)[1]
+        casts.append((k, strides, dtype, cast_shape, compute_dtype))
+        cast_layouts.append((tuple(0 if stride == 0 else step
+                                   for stride, step in zip(strides, dense)), compute_dtype))
+    inner = _ElementwiseJob(name, kind, (*cast_layouts, layouts[-1]), shape, compute_dtype)
+    return _CastJob(job, tuple(casts), inner) if inner.shipped() else job
 
 
 def elementwise_job(name, kind, layouts, shape, compute_dtype):

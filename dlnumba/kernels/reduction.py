@@ -23,7 +23,8 @@ from .._numba import carray, cgutils, intrinsic, njit, overload, types
 
 from .. import _dtypes
 from .._native import copy_memory
-from .._layout import c_strides, size_of
+from .._layout import c_layout, c_strides, size_of
+from .._shipped import ships_call
 from ..shared.conversions import convert, store
 from ..shared.plan import make_plan
 from ..shared.reductions import (COMBINE_PARTIALS, OP_TAGS, OPERATIONS, beyond, combine,
@@ -33,8 +34,8 @@ from .copy import copy_array
 from .threads import (PARALLEL_BYTES, PIECE, PIECES, RUNNER_WORDS, THREADS, VECTORIZED_SIZE,
                       WORD, pieces_state, run_in_parallel, run_pieces)
 from .transfer import _typed_pointer, stack_values
-from .walk import (advance, byte_layout, compile_run, elements, entry_point, odometer,
-                   walk_function)
+from .walk import (Direct, advance, byte_layout, compile_run, elements, entry_point,
+                   odometer, walk_function)
 
 _BLOCK = 128
 # A contiguous float run's pairwise blocks: each vector lane sums 2048 / 64 float32 elements
@@ -922,14 +923,47 @@ def scan_array(name, x_address, x_strides, x_dtype, shape, axis, out_address, ou
                out_dtype):
     """The running sum (``name="sum"``) or product (``"prod"``) along ``axis`` of a layout,
     computed in ``out_dtype`` (float16/bfloat16 through float32, rounded at each step as
-    NumPy does) and written to the layout at ``out_address``."""
+    NumPy does) and written to the layout at ``out_address``.
+
+    Where the scan from ``x_dtype`` is not shipped and the one from the computation dtype is,
+    ``x`` is cast to that dtype first (as NumPy casts), so that no kernel is compiled."""
+    compute_dtype = _dtypes.computation_dtype(out_dtype)
+    arguments = _scan_arguments(name, x_address, x_strides, x_dtype, shape, axis, out_address,
+                                out_strides, out_dtype, compute_dtype)
+    if arguments is None:
+        return
+    key = (name, x_dtype, out_dtype)
+    cast_first = _CAST_FIRST.get(key)
+    if cast_first is None:
+        cast_first = _CAST_FIRST[key] = (
+            x_dtype is not compute_dtype and not ships_call(scan.py_func, arguments)
+            and ships_call(scan.py_func, _scan_arguments(
+                name, 0, c_strides(shape), compute_dtype, shape, axis, out_address,
+                out_strides, out_dtype, compute_dtype)))
+    if cast_first:
+        count, dense = c_layout(shape)
+        cast = np.empty(count * compute_dtype.itemsize, np.uint8)
+        copy_array(x_address, x_strides, x_dtype, cast.ctypes.data, dense, compute_dtype, shape)
+        arguments = _scan_arguments(name, cast.ctypes.data, dense, compute_dtype, shape, axis,
+                                    out_address, out_strides, out_dtype, compute_dtype)
+        key = (name, compute_dtype, out_dtype)
+    _SCANS(key, *arguments)
+
+
+_SCANS = Direct(scan)  # by operation, input dtype and output dtype, which fix every type
+_CAST_FIRST = {}  # (operation, input dtype, output dtype): whether scan_array casts the input
+
+
+def _scan_arguments(name, x_address, x_strides, x_dtype, shape, axis, out_address, out_strides,
+                    out_dtype, compute_dtype):
+    """The arguments of :func:`scan` for :func:`scan_array`'s; None for no elements."""
     marker = tuple(int(d == axis) for d in range(len(shape)))
     plan = make_plan(shape, marker, x_strides, out_strides)
     if plan is None:
-        return
+        return None
     _, x_planned, out_planned = plan.strides
     position = np.flatnonzero(plan.strides[0])
-    scan(OP_TAGS[name], plan.shape, x_address + plan.offsets[1] * x_dtype.itemsize, x_planned,
-         TAGS[x_dtype], out_address + plan.offsets[2] * out_dtype.itemsize, out_planned,
-         TAGS[out_dtype], int(position[0]) if position.size else -1,
-         TAGS[_dtypes.computation_dtype(out_dtype)])
+    return (OP_TAGS[name], plan.shape, x_address + plan.offsets[1] * x_dtype.itemsize,
+            x_planned, TAGS[x_dtype], out_address + plan.offsets[2] * out_dtype.itemsize,
+            out_planned, TAGS[out_dtype], int(position[0]) if position.size else -1,
+            TAGS[compute_dtype])

@@ -31,7 +31,7 @@ from ..shared.plan import make_plan
 from ..shared.tags import UNITS
 from .threads import PARALLEL_BYTES, THREADS, run_in_parallel
 from .transfer import _typed_pointer
-from .walk import advance, entry_point, odometer
+from .walk import Direct, advance, entry_point, odometer
 
 _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
 # Rows of this many elements per byte of their keys are radix sorted (measured crossovers with
@@ -610,11 +610,15 @@ def sort_axis(x, axis, out, descending, indices):
                  out._address + plan.offsets[1] * sizes[1], out._strides[axis], n, unit, codec,
                  descending, indices)
         return
-    kernel = order_rows if by_order else sort_rows
     if x.size * sizes[0] >= PARALLEL_BYTES and THREADS > 1 and plan.size > 1:
-        run_in_parallel(kernel, [arguments(*piece) for piece in plan.split(THREADS)])
+        run_in_parallel(order_rows if by_order else sort_rows,
+                        [arguments(*piece) for piece in plan.split(THREADS)])
     else:
-        kernel(*arguments((0, 0), plan.shape))
+        called = arguments((0, 0), plan.shape)
+        (_ORDER_ROWS if by_order else _SORT_ROWS)((unit.itemsize, called[-1] is None), *called)
+
+
+_SORT_ROWS, _ORDER_ROWS = Direct(sort_rows), Direct(order_rows)  # by unit, and counts or not
 
 
 def sort_row(src, src_step, dst, dst_step, n, unit, codec, descending, indices):
