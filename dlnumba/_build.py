@@ -194,10 +194,13 @@ def _calls(dtype, size):
     for other in _dtype_names():
         yield f"astype {other}", lambda other=other: xp.astype(a, getattr(xp, other))
     yield "copy of a transpose", lambda: xp.asarray(xp.matrix_transpose(a), copy=True)
-    for name in ("sum", "prod", "mean", "var", "max", "min", "argmax", "argmin", "any", "all"):
+    for name in ("sum", "prod", "mean", "var", "max", "min", "argmax", "argmin", "any", "all",
+                 "count_nonzero"):
         reduce = getattr(xp, name)
         for axis in (None, 0, 1):
             yield f"{name} axis {axis}", lambda f=reduce, axis=axis: f(a, axis=axis)
+    for name in ("sum", "prod"):  # into the input's dtype: other dtypes are cast to it
+        yield f"{name} dtype", lambda f=name: getattr(xp, f)(a, axis=1, dtype=a.dtype)
     yield "matmul", lambda: a @ xp.matrix_transpose(a)
     yield from _njit_calls(xp, a)
     if size > _SIZES[0]:

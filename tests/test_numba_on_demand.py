@@ -43,6 +43,7 @@ for dtype in (xp.float32, xp.float64, xp.int64):
         xp.linalg.inv(xp.eye(3, dtype=dtype) * 4 + 1)
 small = xp.reshape(xp.astype(xp.arange(12), xp.int8), (3, 4))
 x + small, x * small[0], x >= small, xp.cumulative_sum(small, axis=1, dtype=xp.int16)
+xp.sum(x, axis=1, dtype=xp.int16), xp.prod(small, dtype=xp.uint8)
 y = xp.astype(small, xp.int16)
 y **= small[:, ::-1]
 print('numba' in sys.modules)

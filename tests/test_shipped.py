@@ -203,6 +203,12 @@ for name in ("int8", "uint32", "float32"):
     values[f"{name}-cumsum-int16"] = np.asarray(xp.cumulative_sum(x, axis=1, dtype=xp.int16))
     values[f"{name}-cumprod-float64"] = np.asarray(xp.cumulative_prod(x, axis=0,
                                                                       dtype=xp.float64))
+    values[f"{name}-sum-int16"] = np.asarray(xp.sum(x, axis=1, dtype=xp.int16))
+    values[f"{name}-sum-float64"] = np.asarray(xp.sum(x, axis=0, dtype=xp.float64))
+    if name != "float32":  # a float outside uint8's range has no defined cast
+        values[f"{name}-prod-uint8"] = np.asarray(xp.prod(x.mT, axis=0, dtype=xp.uint8))
+values["large-int64-sum-int32"] = np.asarray(xp.sum(large["int64"], axis=1, dtype=xp.int32))
+values["large-float32-sum-float64"] = np.asarray(xp.sum(large["float32"], dtype=xp.float64))
 for name in ("float32", "int64"):  # one row long enough to be sorted over the threads
     row = xp.asarray(rng.normal(0, 1e6, 1 << 19).astype(name))
     if name == "float32":

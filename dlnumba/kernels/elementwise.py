@@ -336,6 +336,9 @@ class _CastJob:
 
 @functools.lru_cache(maxsize=4096)
 def _job(name, kind, layouts, shape, compute_dtype):
+    """The job of a call (see :func:`elementwise_job`): its own kernel where that is shipped,
+    all its inputs are of the computation dtype or the cast would not be shipped either (the
+    JIT then compiles it), else a :class:`_CastJob`."""
     job = _ElementwiseJob(name, kind, layouts, shape, compute_dtype)
     inputs = layouts[:-1]
     if (job.plan is None or all(dtype is compute_dtype for _, dtype in inputs)

@@ -24,7 +24,7 @@ from .._numba import carray, cgutils, intrinsic, njit, overload, types
 from .. import _dtypes
 from .._native import copy_memory
 from .._layout import c_layout, c_strides, size_of
-from .._shipped import ships_call
+from .._shipped import shipped_address, ships_call
 from ..shared.conversions import convert, store
 from ..shared.plan import make_plan
 from ..shared.reductions import (COMBINE_PARTIALS, OP_TAGS, OPERATIONS, beyond, combine,
@@ -34,7 +34,7 @@ from .copy import copy_array
 from .threads import (PARALLEL_BYTES, PIECE, PIECES, RUNNER_WORDS, THREADS, VECTORIZED_SIZE,
                       WORD, pieces_state, run_in_parallel, run_pieces)
 from .transfer import _typed_pointer, stack_values
-from .walk import (Direct, advance, byte_layout, compile_run, elements, entry_point,
+from .walk import (RUN, Direct, advance, byte_layout, compile_run, elements, entry_point,
                    odometer, walk_function)
 
 _BLOCK = 128
@@ -549,6 +549,10 @@ def reduce_piece(op, x_tag, acc_tag):
     the address of the pieces' table, the plan's ndim, the addresses of its accumulator and
     input strides, then the accumulator's and the input's base addresses; the table's row ``k``
     is the piece's accumulator and input offsets (bytes) and the address of its shape."""
+    return compile_run(_reduce_piece_function(op, x_tag, acc_tag), PIECE)
+
+
+def _reduce_piece_function(op, x_tag, acc_tag):
     def piece(words_address, k):
         words = carray(_typed_pointer(words_address, WORD), _PIECE_WORDS)
         row = carray(_typed_pointer(words[0] + 24 * k, WORD), 3)
@@ -556,7 +560,7 @@ def reduce_piece(op, x_tag, acc_tag):
         _reduce(op, carray(_typed_pointer(row[2], WORD), ndim), words[5] + row[1],
                 carray(_typed_pointer(words[3], WORD), ndim), x_tag, words[4] + row[0],
                 carray(_typed_pointer(words[2], WORD), ndim), acc_tag)
-    return compile_run(piece, PIECE)
+    return piece
 
 
 @functools.lru_cache(maxsize=None)
@@ -564,6 +568,10 @@ def reduce_run(op, x_tag, acc_tag):
     """The address of the run (:mod:`.walk`) of :func:`reduce` for the operation and tags with
     these dtypes: ``acc = op(acc, x)`` over one run of the accumulator (operand 0) and the input
     (operand 1), the accumulator's stride zero where the run is reduced."""
+    return compile_run(_reduce_run_function(op, x_tag, acc_tag))
+
+
+def _reduce_run_function(op, x_tag, acc_tag):
     x_size, acc_size = x_tag.itemsize, acc_tag.itemsize
     # A constant of the closure (Numba prunes the other branch): a dispatcher there would
     # change the run's cache key in every process.
@@ -583,7 +591,7 @@ def reduce_run(op, x_tag, acc_tag):
             sa //= acc_size
             for i in range(n):
                 acc[i * sa] = combine(op, acc[i * sa], load(op, x[i * sx], x_tag, acc_tag))
-    return compile_run(run)
+    return run
 
 
 _ARG_BLOCK = 4096
@@ -849,7 +857,50 @@ class _ReduceJob:
                      self.acc_dtype, parallel=False)
 
 
-_reduce_job = functools.lru_cache(maxsize=4096)(_ReduceJob)
+class _CastReduceJob:
+    """A sum or product into another dtype whose kernel is not shipped, run as NumPy runs it:
+    the input is cast to the accumulator's dtype (:func:`.copy.copy_array`), then the shipped
+    reduction of that dtype runs (``inner``)."""
+
+    __slots__ = ("cast", "inner")
+
+    def __init__(self, cast, inner):
+        self.cast, self.inner = cast, inner
+
+    def call(self, x_address, acc_address):
+        x_strides, x_dtype, shape, acc_dtype = self.cast
+        count, dense = c_layout(shape)
+        buffer = np.empty(count * acc_dtype.itemsize, np.uint8)
+        copy_array(x_address, x_strides, x_dtype, buffer.ctypes.data, dense, acc_dtype, shape)
+        self.inner.call(buffer.ctypes.data, acc_address)
+
+
+_EXACT_KINDS = ("bool", "signed integer", "unsigned integer")  # sums in any order
+
+
+@functools.lru_cache(maxsize=4096)
+def _reduce_job(name, shape, x_strides, x_dtype, axes, acc_dtype, parallel):
+    """The job of a reduction (see :func:`reduce_job`): a :class:`_CastReduceJob` where its
+    own kernel is not shipped and the cast one is, else its own (compiled if not shipped). A
+    floating sum is cast only from a C-contiguous input, whose order of summation the cast
+    keeps."""
+    size = size_of(shape)
+    if (name in ("sum", "prod") and x_dtype is not acc_dtype and size
+            and (acc_dtype.kind in _EXACT_KINDS or x_strides == c_strides(shape))
+            and not _ships_reduction(name, x_dtype, acc_dtype, size)
+            and _ships_reduction(name, acc_dtype, acc_dtype, size)):
+        return _CastReduceJob((x_strides, x_dtype, shape, acc_dtype), _ReduceJob(
+            name, shape, c_strides(shape), acc_dtype, axes, acc_dtype, parallel))
+    return _ReduceJob(name, shape, x_strides, x_dtype, axes, acc_dtype, parallel)
+
+
+def _ships_reduction(name, x_dtype, acc_dtype, size):
+    """Whether the shipped object holds the kernel that reduces ``size`` elements of
+    ``x_dtype`` into ``acc_dtype`` (:class:`_ReduceJob` picks it by the size)."""
+    tags = OP_TAGS[name].dtype, TAGS[x_dtype].dtype, TAGS[acc_dtype].dtype
+    if size < VECTORIZED_SIZE:
+        return shipped_address(_reduce_run_function(*tags), RUN) is not None
+    return shipped_address(_reduce_piece_function(*tags), PIECE) is not None
 
 
 def reduce_job(name, shape, x_strides, x_dtype, axes, acc_dtype):
