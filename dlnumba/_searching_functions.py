@@ -3,6 +3,7 @@ searchsorted, where."""
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 
@@ -143,14 +144,21 @@ def where(condition: ndarray, x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> 
     if len({x.device for x in operands}) > 1:
         raise ValueError("where: the condition, x1 and x2 must be on one device, not "
                          f"{', '.join(str(x.device) for x in operands)}")
-    shape = broadcast_shapes(*(x.shape for x in operands))
+    shape, plan = _where_plan(tuple((x._shape, x._strides) for x in operands))
     out = ndarray._empty(shape, dtype, condition.device)
-    plan = make_plan(shape, *(broadcast_strides(x.shape, x._strides, shape) for x in operands),
-                     c_strides(shape))
     if plan is None:
         return out
     backend_of(out._device).where(plan, *(x._address for x in (*operands, out)), dtype.itemsize)
     return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _where_plan(layouts):
+    """The broadcast shape of the ``(shape, strides)`` ``layouts`` of ``where``'s operands,
+    and the plan of their layouts with the result's (C-contiguous)."""
+    shape = broadcast_shapes(*(layout_shape for layout_shape, _ in layouts))
+    return shape, make_plan(shape, *(broadcast_strides(layout_shape, strides, shape)
+                                     for layout_shape, strides in layouts), c_strides(shape))
 
 
 def _arg(name, op, x, axis, keepdims):
