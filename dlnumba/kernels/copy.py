@@ -105,3 +105,21 @@ def copy_array(src_address, src_strides, src_dtype, dst_address, dst_strides, ds
     run_in_parallel(transfer, [
         (src_address + s * src_size, dst_address + d * dst_size, part, src_strides, dst_strides,
          plan.tile, job.src_tag, job.dst_tag) for (s, d), part in plan.split(THREADS)])
+
+
+def dense_copy(address, strides, dtype, shape, to_dtype):
+    """The elements of a layout converted to ``to_dtype`` (as :func:`copy_array` converts
+    them) in a new C-contiguous buffer.
+
+    Returns
+    -------
+    buffer : numpy.ndarray
+        The uint8 array that owns the copy: the caller keeps it while it uses the address.
+    address : int
+    strides : tuple of int
+        The copy's C-contiguous strides, in elements.
+    """
+    count, dense = c_layout(shape)
+    buffer = np.empty(count * to_dtype.itemsize, np.uint8)
+    copy_array(address, strides, dtype, buffer.ctypes.data, dense, to_dtype, shape)
+    return buffer, buffer.ctypes.data, dense

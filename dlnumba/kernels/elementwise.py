@@ -22,14 +22,14 @@ import functools
 import numpy as np
 from .._numba import carray, njit, types
 
-from .._layout import c_layout, c_strides
+from .._layout import c_layout
 from .._native import c_caller
 from .._shipped import shipped_address
 from ..shared.conversions import convert, store
 from ..shared.plan import make_plan
 from ..shared.scalar import FUNCTIONS, apply, apply_common, outside_common
 from ..shared.tags import TAGS, signature_tag, unpack
-from .copy import copy_array
+from .copy import dense_copy
 from .threads import (PARALLEL_BYTES, PIECE, PIECES, RUNNER_WORDS, THREADS, VECTORIZED_SIZE,
                       WORD, pieces_state, run_pieces)
 from .transfer import _typed_pointer, stack_values
@@ -307,7 +307,7 @@ class _ElementwiseJob:
 
 class _CastJob:
     """A call of mixed dtypes whose kernel is not shipped, run as NumPy runs it: the inputs
-    that are not of the computation dtype are cast to it (:func:`.copy.copy_array`), then the
+    that are not of the computation dtype are cast to it (:func:`.copy.dense_copy`), then the
     operation's kernel of that dtype, which is shipped, runs (``inner``). It has the
     interface of :class:`_ElementwiseJob`, with its ``plan`` and extents."""
 
@@ -322,12 +322,9 @@ class _CastJob:
         addresses = list(addresses)
         buffers = []
         for k, strides, dtype, cast_shape, compute_dtype in self.casts:
-            count, dense = c_layout(cast_shape)
-            buffers.append(np.empty(count * compute_dtype.itemsize, np.uint8))
-            cast_address = buffers[-1].ctypes.data
-            copy_array(addresses[k], strides, dtype, cast_address, dense, compute_dtype,
-                       cast_shape)
-            addresses[k] = cast_address
+            buffer, addresses[k], _ = dense_copy(addresses[k], strides, dtype, cast_shape,
+                                                 compute_dtype)
+            buffers.append(buffer)
         if self.inner.parallel:
             self.inner.call_pieces(*addresses)
         else:
@@ -395,10 +392,9 @@ def apply_elementwise(name, kind, inputs, out, shape, compute_dtype):
         if (address + job.lows[k] < out_address + job.highs[-1]
                 and out_address + job.lows[-1] < address + job.highs[k]
                 and not (address == out_address and strides == out[1])):
-            snapshot = np.empty(job.plan.size * dtype.itemsize, np.uint8)
-            copy = snapshot.__array_interface__["data"][0], c_strides(shape), dtype
-            copy_array(address, strides, dtype, copy[0], copy[1], dtype, shape)
-            return apply_elementwise(name, kind, [copy if i == k else operand for i, operand
+            snapshot, copy_address, dense = dense_copy(address, strides, dtype, shape, dtype)
+            return apply_elementwise(name, kind, [(copy_address, dense, dtype) if i == k
+                                                  else operand for i, operand
                                                   in enumerate(inputs)], out, shape,
                                      compute_dtype)
     addresses = [address for address, _, _ in operands]

@@ -23,14 +23,14 @@ from .._numba import carray, cgutils, intrinsic, njit, overload, types
 
 from .. import _dtypes
 from .._native import copy_memory
-from .._layout import c_layout, c_strides, size_of
+from .._layout import c_strides, size_of
 from .._shipped import shipped_address, ships_call
 from ..shared.conversions import convert, store
 from ..shared.plan import make_plan
 from ..shared.reductions import (COMBINE_PARTIALS, OP_TAGS, OPERATIONS, beyond, combine,
                                  identity, identity_value, load, op_name)
 from ..shared.tags import TAGS, storage
-from .copy import copy_array
+from .copy import copy_array, dense_copy
 from .threads import (PARALLEL_BYTES, PIECE, PIECES, RUNNER_WORDS, THREADS, VECTORIZED_SIZE,
                       WORD, pieces_state, run_in_parallel, run_pieces)
 from .transfer import _typed_pointer, stack_values
@@ -859,7 +859,7 @@ class _ReduceJob:
 
 class _CastReduceJob:
     """A sum or product into another dtype whose kernel is not shipped, run as NumPy runs it:
-    the input is cast to the accumulator's dtype (:func:`.copy.copy_array`), then the shipped
+    the input is cast to the accumulator's dtype (:func:`.copy.dense_copy`), then the shipped
     reduction of that dtype runs (``inner``)."""
 
     __slots__ = ("cast", "inner")
@@ -869,10 +869,8 @@ class _CastReduceJob:
 
     def call(self, x_address, acc_address):
         x_strides, x_dtype, shape, acc_dtype = self.cast
-        count, dense = c_layout(shape)
-        buffer = np.empty(count * acc_dtype.itemsize, np.uint8)
-        copy_array(x_address, x_strides, x_dtype, buffer.ctypes.data, dense, acc_dtype, shape)
-        self.inner.call(buffer.ctypes.data, acc_address)
+        buffer, cast_address, _ = dense_copy(x_address, x_strides, x_dtype, shape, acc_dtype)
+        self.inner.call(cast_address, acc_address)
 
 
 _EXACT_KINDS = ("bool", "signed integer", "unsigned integer")  # sums in any order
@@ -992,10 +990,9 @@ def scan_array(name, x_address, x_strides, x_dtype, shape, axis, out_address, ou
                 name, 0, c_strides(shape), compute_dtype, shape, axis, out_address,
                 out_strides, out_dtype, compute_dtype)))
     if cast_first:
-        count, dense = c_layout(shape)
-        cast = np.empty(count * compute_dtype.itemsize, np.uint8)
-        copy_array(x_address, x_strides, x_dtype, cast.ctypes.data, dense, compute_dtype, shape)
-        arguments = _scan_arguments(name, cast.ctypes.data, dense, compute_dtype, shape, axis,
+        cast, cast_address, dense = dense_copy(x_address, x_strides, x_dtype, shape,
+                                               compute_dtype)
+        arguments = _scan_arguments(name, cast_address, dense, compute_dtype, shape, axis,
                                     out_address, out_strides, out_dtype, compute_dtype)
         key = (name, compute_dtype, out_dtype)
     _SCANS(key, *arguments)
