@@ -8,12 +8,12 @@ and the DLPack functions. They keep what Numba compiled for the C functions of
 callbacks) and for the njit functions that Python calls (:func:`.kernels.walk.entry_point`):
 each one's optimized module, its C entry (or Python wrapper) renamed to its
 :func:`._shipped.kernel_key`, the slots of the Numba environments it reads renamed after it,
-and everything else made private. This process links them into one module, has LLVM emit one
-object file for the level, and writes its manifest: the level, the kernels, the environments
-of the njit functions and the argument types they were called with (as
-:func:`._shipped.describe_call` writes them, so that a process without Numba finds them), the
-symbols the object needs, the versions and the sources' salt. A level whose manifest matches
-the sources and versions is left as it is.
+and everything else made private. Then as many child processes each link a share of them and
+have LLVM emit its object file, and this process writes the level's manifest: the level, the
+objects, the kernels, the environments of the njit functions and the argument types they were
+called with (as :func:`._shipped.describe_call` writes them, so that a process without Numba
+finds them), the symbols the objects need, the versions and the sources' salt. A level whose
+manifest matches the sources and versions is left as it is.
 """
 
 import base64
@@ -66,7 +66,6 @@ def build(names=(), jobs=None, report=print):
 
 
 def _build_level(level, salt, jobs, report):
-    import llvmlite.binding as llvm
     name, cpu, features = level
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="dlnumba-build-") as work:
@@ -76,9 +75,6 @@ def _build_level(level, salt, jobs, report):
         run_parts([([sys.executable, "-m", "dlnumba._build", "--part", str(k), str(jobs), work],
                     {**env, "NUMBA_CACHE_DIR": os.path.join(work, f"cache{k}")})
                    for k in range(jobs)], f"building the {name} kernels")
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        module = llvm.parse_assembly("")
         kernels = sorted({f[:-3] for f in os.listdir(work) if f.endswith(".bc")})
         entries = {}
         for key in kernels:
@@ -86,22 +82,63 @@ def _build_level(level, salt, jobs, report):
                 with open(os.path.join(work, f"{key}.json")) as file:
                     entries[key] = json.load(file)
         calls = _described_calls(work)
-        for key in kernels:
-            with open(os.path.join(work, f"{key}.bc"), "rb") as file:
-                module.link_in(llvm.parse_bitcode(file.read()))
-        module.triple = llvm.get_process_triple()
-        data = _target_machine(cpu, features).emit_object(module)
+        shares = _shares(work, kernels, jobs)
+        report(f"  linking {len(kernels)} kernels into {len(shares)} objects")
+        for k, share in enumerate(shares):
+            _write(os.path.join(work, f"share{k}.json"), json.dumps(share).encode())
+        run_parts([([sys.executable, "-m", "dlnumba._build", "--emit", str(k), work, cpu,
+                     ",".join(features)], os.environ) for k in range(len(shares))],
+                  f"emitting the {name} objects")
+        objects = []
+        for k in range(len(shares)):
+            with open(os.path.join(work, f"{k}.o"), "rb") as file:
+                objects.append(file.read())
     os.makedirs(OBJECT_DIR, exist_ok=True)
-    with open(os.path.join(OBJECT_DIR, f"{name}.o"), "wb") as file:
-        file.write(data)
+    for old in os.listdir(OBJECT_DIR):  # the manifest first: it names the objects
+        if old == f"{name}.json" or (old.startswith(f"{name}.") and old.endswith(".o")):
+            os.remove(os.path.join(OBJECT_DIR, old))
+    names = [f"{name}.{k}.o" for k in range(len(objects))]
+    for object_name, data in zip(names, objects):
+        with open(os.path.join(OBJECT_DIR, object_name), "wb") as file:
+            file.write(data)
     manifest = {"level": name, "cpu": cpu, "features": list(features), "salt": salt,
-                "versions": versions(), "kernels": kernels, "entries": entries, "calls": calls,
-                "undefined": undefined_symbols(data)}
+                "versions": versions(), "objects": names, "kernels": kernels,
+                "entries": entries, "calls": calls,
+                "undefined": sorted(set().union(*map(undefined_symbols, objects)))}
     with open(os.path.join(OBJECT_DIR, f"{name}.json"), "w") as file:
         json.dump(manifest, file, indent=1)
     report(f"{name}: {len(kernels)} kernels ({len(entries)} njit functions), "
-           f"{len(data) / 2**20:.1f} MiB, "
+           f"{sum(map(len, objects)) / 2**20:.1f} MiB in {len(objects)} objects, "
            f"{time.perf_counter() - start:.0f} s")
+
+
+def _shares(work, kernels, count):
+    """``kernels`` shared out into at most ``count`` lists of about the same bitcode size: LLVM
+    emits each list's object in a process of its own."""
+    shares, sizes = [[] for _ in range(count)], [0] * count
+    for size, key in sorted(((os.path.getsize(os.path.join(work, f"{key}.bc")), key)
+                             for key in kernels), reverse=True):
+        k = sizes.index(min(sizes))
+        shares[k].append(key)
+        sizes[k] += size
+    return [sorted(share) for share in shares if share]
+
+
+def _emit_part(k, work, cpu, features):
+    """Link the kernels of share ``k`` (:func:`_shares`) and emit their object for ``cpu``
+    with ``features`` (names, comma-separated)."""
+    import llvmlite.binding as llvm
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    with open(os.path.join(work, f"share{k}.json")) as file:
+        share = json.load(file)
+    module = llvm.parse_assembly("")
+    for key in share:
+        with open(os.path.join(work, f"{key}.bc"), "rb") as file:
+            module.link_in(llvm.parse_bitcode(file.read()))
+    module.triple = llvm.get_process_triple()
+    _write(os.path.join(work, f"{k}.o"),
+           _target_machine(cpu, features.split(",")).emit_object(module))
 
 
 def _described_calls(work):
@@ -177,7 +214,8 @@ def _target_machine(cpu, features):
 
 def _calls(dtype, size):
     """(name, call) of the namespace's functions on a 2-D array of ``dtype`` and ``size``: every
-    elementwise function (with an array and with a Python scalar), the casts to every dtype,
+    elementwise function (with an array, and with a Python int where the result keeps
+    ``dtype``), the casts to every dtype,
     copies, reductions and products, the functions that call njit functions
     (:func:`_njit_calls`: their argument types depend on the size, such as a radix sort's
     counts for long rows), and on large arrays the sorts of one long row
@@ -185,11 +223,14 @@ def _calls(dtype, size):
     import dlnumba as xp
     from .shared.scalar import FUNCTIONS
     a = xp.reshape(xp.astype(xp.arange(size) % 7, dtype), (2, size // 2))
+    mixed_scalar = xp.result_type(a, 1) != dtype  # bool with a Python int
     for function, row in FUNCTIONS.items():
         if row.arity == 1:
             yield function, lambda f=function: getattr(xp, f)(a)
         else:
             yield function, lambda f=function: getattr(xp, f)(a, a)
+            if mixed_scalar:  # served by a cast to int64 and int64's kernel
+                continue
             yield f"{function} scalar", lambda f=function: getattr(xp, f)(a, 1)
     for other in _dtype_names():
         yield f"astype {other}", lambda other=other: xp.astype(a, getattr(xp, other))
@@ -267,6 +308,21 @@ def _dtype_names():
     return [dtype.name for dtype in DTYPES]
 
 
+def _units(parts):
+    """Each of the ``parts``' list of (dtype name, array sizes). A dtype's large arrays and then
+    its small ones run in one process, which compiles the kernels both use only once; the
+    dtypes are shared out so that the parts take about as long (a dtype with large arrays
+    about four without)."""
+    dtypes = sorted(_dtype_names(), key=lambda name: name not in _LARGE_DTYPES)
+    units, loads = [[] for _ in range(parts)], [0] * parts
+    for name in dtypes:
+        k = loads.index(min(loads))
+        large = name in _LARGE_DTYPES
+        units[k].append((name, _SIZES[::-1] if large else _SIZES[:1]))
+        loads[k] += 4 if large else 1
+    return units
+
+
 def _build_part(part, parts, work):
     """Child ``part`` of ``parts``: compile the kernels of its share of the dtypes and write
     each one's module to ``work``."""
@@ -275,19 +331,18 @@ def _build_part(part, parts, work):
     from .kernels import walk
     import dlnumba as xp
     _shipped.DESCRIBED = {}
-    units = [(name, _SIZES[1]) for name in _LARGE_DTYPES] + [
-        (name, _SIZES[0]) for name in _dtype_names()]  # the slowest first, shared in turn
     if part == 0:  # the DLPack callbacks and the import and export functions
         for name in _capi.ENTRY_POINTS:
             getattr(_capi, name)
-    for name, size in units[part::parts]:
-        for _, call in _calls(getattr(xp, name), size):
-            try:
-                call()
-            except (TypeError, ValueError):
-                continue  # a function that does not take this dtype
-        print(f"  {name} ({'large' if size > _SIZES[0] else 'small'} arrays): "
-              f"{len(COMPILED)} kernels compiled by this process", flush=True)
+    for name, sizes in _units(parts)[part]:
+        for size in sizes:
+            for _, call in _calls(getattr(xp, name), size):
+                try:
+                    call()
+                except (TypeError, ValueError):
+                    continue  # a function that does not take this dtype
+            print(f"  {name} ({'large' if size > _SIZES[0] else 'small'} arrays): "
+                  f"{len(COMPILED)} kernels compiled by this process", flush=True)
     for compiled in COMPILED:
         key = kernel_key(compiled._pyfunc, compiled._sig)
         if key is not None:
@@ -348,3 +403,5 @@ def _write(path, data):
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--part"]:
     _build_part(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
+elif __name__ == "__main__" and sys.argv[1:2] == ["--emit"]:
+    _emit_part(int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5])

@@ -142,8 +142,9 @@ class _Shipped:
         missing = provide_symbols(manifest["undefined"])
         if missing:
             return f"nothing provides the symbols {', '.join(missing[:5])}"
-        with open(os.path.join(OBJECT_DIR, f"{name}.o"), "rb") as file:
-            engine.add_object_file(llvm.ObjectFileRef.from_data(file.read()))
+        for object_name in manifest["objects"]:
+            with open(os.path.join(OBJECT_DIR, object_name), "rb") as file:
+                engine.add_object_file(llvm.ObjectFileRef.from_data(file.read()))
         engine.finalize_object()
         self.kernels = frozenset(manifest["kernels"])
         self.entries, self.calls = manifest.get("entries", {}), manifest.get("calls", {})
@@ -191,20 +192,25 @@ class _Shipped:
 
 
 def read_manifest(level):
-    """The manifest of ``level``'s object, or None when either file is missing.
+    """The manifest of ``level``'s objects, or None when it or an object it names is missing.
 
     Raises
     ------
     ValueError
-        If the manifest is not a JSON object.
+        If the manifest is not a JSON object, or names no objects.
     """
     path = os.path.join(OBJECT_DIR, f"{level}.json")
-    if not os.path.exists(path) or not os.path.exists(path[:-len(".json")] + ".o"):
+    if not os.path.exists(path):
         return None
     with open(path) as file:
         manifest = json.load(file)
     if not isinstance(manifest, dict):
         raise ValueError(f"{path} holds a JSON {type(manifest).__name__}, not an object")
+    objects = manifest.get("objects")
+    if not isinstance(objects, list) or not objects:
+        raise ValueError(f"{path} names no objects")
+    if not all(os.path.exists(os.path.join(OBJECT_DIR, name)) for name in objects):
+        return None
     return manifest
 
 
