@@ -9,6 +9,9 @@ test the device themselves. The families that have host kernels only (sorting, s
 ``fft``) run on the host for arrays on other devices (:func:`._arguments.on_host`).
 """
 
+import ctypes
+import importlib.util
+import os
 import sys
 from typing import Protocol
 
@@ -179,4 +182,32 @@ def check_available(device):
 def available_devices():
     """The devices arrays can live on: the CPU, then each usable CUDA device (a tuple, as the
     2025.12 standard's ``devices()`` returns)."""
-    return (CPU,) + tuple(Device("cuda", index) for index in range(cuda_package().device_count()))
+    count = cuda_package().device_count() if _cuda_may_be_usable() else 0
+    return (CPU,) + tuple(Device("cuda", index) for index in range(count))
+
+
+def _cuda_may_be_usable():
+    """False where a process can tell without importing Numba that it has no CUDA device:
+    numba-cuda is not installed, or the simulator is off and no CUDA driver library loads."""
+    if "dlnumba.cuda" in sys.modules:
+        return True
+    if importlib.util.find_spec("numba_cuda") is None:
+        return False
+    # the simulator may also be chosen in the folder's .numba_config.yaml, which Numba reads
+    return (os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+            or os.path.exists(".numba_config.yaml") or cuda_driver_loads())
+
+
+def cuda_driver_loads():
+    """Whether a CUDA driver library that numba-cuda looks for loads (True off Linux, where
+    only numba-cuda knows its names)."""
+    if sys.platform != "linux":
+        return True
+    driver = os.environ.get("NUMBA_CUDA_DRIVER")
+    for name in [driver] if driver else ["libcuda.so.1", "libcuda.so"]:
+        try:
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            continue
+    return False

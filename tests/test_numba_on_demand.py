@@ -24,6 +24,26 @@ def test_import_does_not_import_numba():
     assert _run("import sys, dlnumba; print('numba' in sys.modules)") == ["False"]
 
 
+_DEVICES = """
+import sys
+import dlnumba as xp
+print(*xp.__array_namespace_info__().devices(), 'numba' in sys.modules)
+"""
+
+
+def test_listing_the_devices_of_a_machine_without_cuda_does_not_import_numba():
+    """Without a CUDA driver library (and outside the simulator) there is no CUDA device to
+    find; the simulator's device is listed."""
+    import importlib.util
+
+    from dlnumba._backend import cuda_driver_loads
+
+    if cuda_driver_loads() or importlib.util.find_spec("numba_cuda") is None:
+        pytest.skip("a CUDA driver library loads here, or numba-cuda is not installed")
+    assert _run(_DEVICES, NUMBA_ENABLE_CUDASIM="0") == ["cpu", "False"]
+    assert _run(_DEVICES, NUMBA_ENABLE_CUDASIM="1") == ["cpu", "cuda:0", "True"]
+
+
 _SHIPPED_CALLS = """
 import sys
 import numpy as np
