@@ -334,6 +334,7 @@ def _build_part(part, parts, work):
     if part == 0:  # the DLPack callbacks and the import and export functions
         for name in _capi.ENTRY_POINTS:
             getattr(_capi, name)
+    start = time.perf_counter()
     for name, sizes in _units(parts)[part]:
         for size in sizes:
             for _, call in _calls(getattr(xp, name), size):
@@ -342,7 +343,8 @@ def _build_part(part, parts, work):
                 except (TypeError, ValueError):
                     continue  # a function that does not take this dtype
             print(f"  {name} ({'large' if size > _SIZES[0] else 'small'} arrays): "
-                  f"{len(COMPILED)} kernels compiled by this process", flush=True)
+                  f"{len(COMPILED)} kernels compiled by part {part} in "
+                  f"{time.perf_counter() - start:.0f} s", flush=True)
     for compiled in COMPILED:
         key = kernel_key(compiled._pyfunc, compiled._sig)
         if key is not None:
