@@ -7,14 +7,16 @@ NumPy, PyTorch, JAX and every other DLPack library.
 import math
 
 from . import _import_guard  # noqa: F401 (before anything imports dlnumba.cuda)
-from . import _memory, _numba  # noqa: F401 (the host allocator's builtin, compiled first)
+from . import _memory, _native, _numba  # noqa: F401 (the host allocator's builtin first)
+from ._array_object import ndarray
 from ._shipped import preload
 
-# The shipped object loads on a thread of its own while the package imports; after the
-# allocator's builtin is compiled, since llvmlite serves one thread at a time.
+# The shipped objects load on a thread of its own while the rest of the package imports; after
+# every builtin is compiled, the callers of C functions included, since llvmlite serves one
+# thread at a time: a compile would wait for the load.
+_native.compile_callers()
 preload()
 
-from ._array_object import ndarray
 from ._creation_functions import (
     arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like, linspace, meshgrid,
     ones, ones_like, to_dlpack, tril, triu, zeros, zeros_like,

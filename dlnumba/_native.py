@@ -255,7 +255,7 @@ def c_builtin(address, name, kinds, doc, finish=None, extra=0):
 
 # The signatures c_caller serves: (count of int arguments, result, how many of the last may be
 # left out, whether the GIL is released: True, False or both). All are compiled in one module,
-# on first use: one LLVM compilation per process.
+# as the package imports (compile_callers): one LLVM compilation per process.
 CALLER_SIGNATURES = (
     (5, "none", 1, (True, False)),  # the small-array walk; a large elementwise call's run
     (6, "ssize", 0, (True,)),  # take
@@ -286,6 +286,11 @@ def _caller(module, count, result, optional, release):
 
     _fixed_arguments(module, symbol, "call", ["ssize"] * (count + 1), body, optional)
     return symbol
+
+
+def compile_callers():
+    """Compile the builtins of :func:`c_caller` (once)."""
+    _callers()
 
 
 @functools.cache
