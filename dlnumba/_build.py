@@ -94,7 +94,9 @@ def _build_level(level, salt, jobs, report):
             with open(os.path.join(work, f"{k}.o"), "rb") as file:
                 objects.append(file.read())
     os.makedirs(OBJECT_DIR, exist_ok=True)
-    for old in os.listdir(OBJECT_DIR):  # the manifest first: it names the objects
+    # the new manifest comes last: a process that loads meanwhile finds no level, a stale
+    # manifest (which it refuses before loading anything), or the whole new level
+    for old in os.listdir(OBJECT_DIR):
         if old == f"{name}.json" or (old.startswith(f"{name}.") and old.endswith(".o")):
             os.remove(os.path.join(OBJECT_DIR, old))
     names = [f"{name}.{k}.o" for k in range(len(objects))]
@@ -309,10 +311,10 @@ def _dtype_names():
 
 
 def _units(parts):
-    """Each of the ``parts``' list of (dtype name, array sizes). A dtype's large arrays and then
-    its small ones run in one process, which compiles the kernels both use only once; the
-    dtypes are shared out so that the parts take about as long (a dtype with large arrays
-    about four without)."""
+    """For each of the ``parts``, its list of (dtype name, array sizes). A dtype's large arrays
+    and then its small ones run in one process, which compiles the kernels both use only once;
+    the dtypes are shared out so that the parts take about as long (a dtype with large arrays
+    as long as about four without)."""
     dtypes = sorted(_dtype_names(), key=lambda name: name not in _LARGE_DTYPES)
     units, loads = [[] for _ in range(parts)], [0] * parts
     for name in dtypes:
