@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from .. import _dtypes
-from .._layout import c_layout, c_strides, size_of
+from .._layout import c_layout, size_of
 from .._native import copy_memory
 from ..shared.plan import make_plan
 from ..shared.tags import COMPUTED, TAGS, UNITS
@@ -76,9 +76,8 @@ def copy_array(src_address, src_strides, src_dtype, dst_address, dst_strides, ds
             and dst_address + job.dst_low < src_address + job.src_high):
         if src_address == dst_address and src_strides == dst_strides and src_dtype is dst_dtype:
             return
-        snapshot = np.empty(plan.size * src_dtype.itemsize, np.uint8)
-        address, strides = snapshot.__array_interface__["data"][0], c_strides(shape)
-        copy_array(src_address, src_strides, src_dtype, address, strides, src_dtype, shape)
+        snapshot, address, strides = dense_copy(src_address, src_strides, src_dtype, shape,
+                                                src_dtype)
         copy_array(address, strides, src_dtype, dst_address, dst_strides, dst_dtype, shape)
         return
     if (src_address | dst_address) & job.alignment:
