@@ -8,12 +8,13 @@ and the DLPack functions. They keep what Numba compiled for the C functions of
 callbacks) and for the njit functions that Python calls (:func:`.kernels.walk.entry_point`):
 each one's optimized module, its C entry (or Python wrapper) renamed to its
 :func:`._shipped.kernel_key`, the slots of the Numba environments it reads renamed after it,
-and everything else made private. Then as many child processes each link a share of them and
-have LLVM emit its object file, and this process writes the level's manifest: the level, the
-objects, the kernels, the environments of the njit functions and the argument types they were
-called with (as :func:`._shipped.describe_call` writes them, so that a process without Numba
-finds them), the symbols the objects need, the versions and the sources' salt. A level whose
-manifest matches the sources and versions is left as it is.
+and everything else made private, and the group of the arrays whose calls compiled it first
+(:func:`_groups`). Then as many child processes each link a share of the groups and have LLVM
+emit each group's object file, and this process writes the level's manifest: the level, the
+objects with the kernels each holds, the environments of the njit functions and the argument
+types they were called with (as :func:`._shipped.describe_call` writes them, so that a
+process without Numba finds them), the symbols the objects need, the versions and the
+sources' salt. A level whose manifest matches the sources and versions is left as it is.
 """
 
 import base64
@@ -60,7 +61,8 @@ def build(names=(), jobs=None, report=print):
         except (OSError, ValueError):  # unreadable: built again
             manifest = None
         if manifest is not None and manifest_problem(manifest, salt, level) is None:
-            report(f"{level[0]}: up to date, {len(manifest['kernels'])} kernels")
+            report(f"{level[0]}: up to date, "
+                   f"{sum(map(len, manifest['objects'].values()))} kernels")
             continue
         _build_level(level, salt, jobs, report)
 
@@ -75,72 +77,108 @@ def _build_level(level, salt, jobs, report):
         run_parts([([sys.executable, "-m", "dlnumba._build", "--part", str(k), str(jobs), work],
                     {**env, "NUMBA_CACHE_DIR": os.path.join(work, f"cache{k}")})
                    for k in range(jobs)], f"building the {name} kernels")
+        _take_modules(work, jobs)
         kernels = sorted({f[:-3] for f in os.listdir(work) if f.endswith(".bc")})
+        groups = _groups(work, kernels)
         entries = {}
         for key in kernels:
             if os.path.exists(os.path.join(work, f"{key}.json")):
                 with open(os.path.join(work, f"{key}.json")) as file:
                     entries[key] = json.load(file)
         calls = _described_calls(work)
-        shares = _shares(work, kernels, jobs)
-        report(f"  linking {len(kernels)} kernels into {len(shares)} objects")
+        shares = _shares(work, groups, jobs)
+        report(f"  linking {len(kernels)} kernels into {len(groups)} objects")
         for k, share in enumerate(shares):
             _write(os.path.join(work, f"share{k}.json"), json.dumps(share).encode())
         run_parts([([sys.executable, "-m", "dlnumba._build", "--emit", str(k), work, cpu,
                      ",".join(features)], os.environ) for k in range(len(shares))],
                   f"emitting the {name} objects")
-        objects = []
-        for k in range(len(shares)):
-            with open(os.path.join(work, f"{k}.o"), "rb") as file:
-                objects.append(file.read())
+        objects = {}
+        for group in sorted(groups):
+            with open(os.path.join(work, f"{group}.o"), "rb") as file:
+                objects[f"{name}.{group}.o"] = file.read()
     os.makedirs(OBJECT_DIR, exist_ok=True)
     # the new manifest comes last: a process that loads meanwhile finds no level, a stale
     # manifest (which it refuses before loading anything), or the whole new level
     for old in os.listdir(OBJECT_DIR):
         if old == f"{name}.json" or (old.startswith(f"{name}.") and old.endswith(".o")):
             os.remove(os.path.join(OBJECT_DIR, old))
-    names = [f"{name}.{k}.o" for k in range(len(objects))]
-    for object_name, data in zip(names, objects):
+    for object_name, data in objects.items():
         with open(os.path.join(OBJECT_DIR, object_name), "wb") as file:
             file.write(data)
     manifest = {"level": name, "cpu": cpu, "features": list(features), "salt": salt,
-                "versions": versions(), "objects": names, "kernels": kernels,
+                "versions": versions(),
+                "objects": {f"{name}.{group}.o": keys for group, keys in sorted(groups.items())},
                 "entries": entries, "calls": calls,
-                "undefined": sorted(set().union(*map(undefined_symbols, objects)))}
+                "undefined": sorted(set().union(*map(undefined_symbols, objects.values())))}
     with open(os.path.join(OBJECT_DIR, f"{name}.json"), "w") as file:
         json.dump(manifest, file, indent=1)
     report(f"{name}: {len(kernels)} kernels ({len(entries)} njit functions), "
-           f"{sum(map(len, objects)) / 2**20:.1f} MiB in {len(objects)} objects, "
+           f"{sum(map(len, objects.values())) / 2**20:.1f} MiB in {len(objects)} objects, "
            f"{time.perf_counter() - start:.0f} s")
 
 
-def _shares(work, kernels, count):
-    """``kernels`` shared out into at most ``count`` lists of about the same bitcode size: LLVM
-    emits each list's object in a process of its own."""
-    shares, sizes = [[] for _ in range(count)], [0] * count
-    for size, key in sorted(((os.path.getsize(os.path.join(work, f"{key}.bc")), key)
-                             for key in kernels), reverse=True):
+def _take_modules(work, parts):
+    """Move each kernel's module, and its environments' list, from the first of the ``parts``
+    that compiled it to ``work``: two parts may name its environments' slots in two orders."""
+    for k in range(parts):
+        folder = os.path.join(work, f"part{k}")
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".bc") and not os.path.exists(os.path.join(work, name)):
+                for taken in (name, f"{name[:-3]}.json"):
+                    if os.path.exists(os.path.join(folder, taken)):
+                        os.replace(os.path.join(folder, taken), os.path.join(work, taken))
+
+
+def _groups(work, kernels):
+    """``{group: its kernels}``: each of ``kernels`` in the group the parts noted for it, or,
+    where parts noted different groups (a kernel that dtypes share, such as the walk, a sort by
+    unit or float32's linear algebra), in ``common-`` and the last name of its function's
+    module: a first call loads the walk without the linear algebra."""
+    noted, modules = {}, {}
+    for name in os.listdir(work):
+        key, _, part = name.partition(".group")
+        if part:
+            with open(os.path.join(work, name)) as file:
+                group, modules[key] = file.read().split()
+            noted.setdefault(key, set()).add(group)
+    groups = {}
+    for key in kernels:
+        group, = noted[key] if len(noted[key]) == 1 else (
+            f"common-{modules[key].rpartition('.')[2]}",)
+        groups.setdefault(group, []).append(key)
+    return groups
+
+
+def _shares(work, groups, count):
+    """The names of ``groups`` shared out into at most ``count`` lists of about the same
+    bitcode size: LLVM emits each list's objects in a process of its own."""
+    shares, sizes = [{} for _ in range(count)], [0] * count
+    for size, group in sorted(((sum(os.path.getsize(os.path.join(work, f"{key}.bc"))
+                                    for key in keys), group)
+                               for group, keys in groups.items()), reverse=True):
         k = sizes.index(min(sizes))
-        shares[k].append(key)
+        shares[k][group] = groups[group]
         sizes[k] += size
-    return [sorted(share) for share in shares if share]
+    return [share for share in shares if share]
 
 
 def _emit_part(k, work, cpu, features):
-    """Link the kernels of share ``k`` (:func:`_shares`) and emit their object for ``cpu``
-    with ``features`` (names, comma-separated)."""
+    """Link the kernels of each group of share ``k`` (:func:`_shares`) and emit the group's
+    object for ``cpu`` with ``features`` (names, comma-separated)."""
     import llvmlite.binding as llvm
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     with open(os.path.join(work, f"share{k}.json")) as file:
         share = json.load(file)
-    module = llvm.parse_assembly("")
-    for key in share:
-        with open(os.path.join(work, f"{key}.bc"), "rb") as file:
-            module.link_in(llvm.parse_bitcode(file.read()))
-    module.triple = llvm.get_process_triple()
-    _write(os.path.join(work, f"{k}.o"),
-           _target_machine(cpu, features.split(",")).emit_object(module))
+    machine = _target_machine(cpu, features.split(","))
+    for group, keys in share.items():
+        module = llvm.parse_assembly("")
+        for key in keys:
+            with open(os.path.join(work, f"{key}.bc"), "rb") as file:
+                module.link_in(llvm.parse_bitcode(file.read()))
+        module.triple = llvm.get_process_triple()
+        _write(os.path.join(work, f"{group}.o"), machine.emit_object(module))
 
 
 def _described_calls(work):
@@ -311,8 +349,9 @@ def _dtype_names():
 
 
 def _units(parts):
-    """For each of the ``parts``, its list of (dtype name, array sizes). A dtype's large arrays
-    and then its small ones run in one process, which compiles the kernels both use only once;
+    """For each of the ``parts``, its list of (dtype name, array sizes). A dtype's small arrays
+    and then its large ones run in one process, which compiles the kernels both use only once,
+    into the small arrays' group (a first call on small arrays loads only that group's object);
     the dtypes are shared out so that the parts take about as long (a dtype with large arrays
     as long as about four without)."""
     dtypes = sorted(_dtype_names(), key=lambda name: name not in _LARGE_DTYPES)
@@ -320,22 +359,25 @@ def _units(parts):
     for name in dtypes:
         k = loads.index(min(loads))
         large = name in _LARGE_DTYPES
-        units[k].append((name, _SIZES[::-1] if large else _SIZES[:1]))
+        units[k].append((name, _SIZES if large else _SIZES[:1]))
         loads[k] += 4 if large else 1
     return units
 
 
 def _build_part(part, parts, work):
     """Child ``part`` of ``parts``: compile the kernels of its share of the dtypes and write
-    each one's module to ``work``."""
+    each one's module to ``work``, with the group of the arrays whose calls compiled it first
+    (``dlpack``, a dtype's name, or its name and ``-large``) and its function's module."""
     from . import _capi, _shipped
     from ._shipped import COMPILED, kernel_key
     from .kernels import walk
     import dlnumba as xp
     _shipped.DESCRIBED = {}
+    groups = {}
     if part == 0:  # the DLPack callbacks and the import and export functions
         for name in _capi.ENTRY_POINTS:
             getattr(_capi, name)
+        _note_group(groups, "dlpack")
     start = time.perf_counter()
     for name, sizes in _units(parts)[part]:
         for size in sizes:
@@ -344,22 +386,41 @@ def _build_part(part, parts, work):
                     call()
                 except (TypeError, ValueError):
                     continue  # a function that does not take this dtype
-            print(f"  {name} ({'large' if size > _SIZES[0] else 'small'} arrays): "
+            large = size > _SIZES[0]
+            _note_group(groups, f"{name}-large" if large else name)
+            print(f"  {name} ({'large' if large else 'small'} arrays): "
                   f"{len(COMPILED)} kernels compiled by part {part} in "
                   f"{time.perf_counter() - start:.0f} s", flush=True)
+    own = os.path.join(work, f"part{part}")  # the modules: see _take_modules
+    os.makedirs(own)
     for compiled in COMPILED:
         key = kernel_key(compiled._pyfunc, compiled._sig)
         if key is not None:
-            _write_kernel(compiled._library, compiled.native_name, key, compiled._pyfunc, work)
+            _write_kernel(compiled._library, compiled.native_name, key, compiled._pyfunc, own)
+            _write(os.path.join(work, f"{key}.group{part}"),
+                   f"{groups[key]} {compiled._pyfunc.__module__}".encode())
     for dispatcher in walk.ENTRY_POINTS:
         for signature, compiled in dispatcher.overloads.items():
             key = kernel_key(dispatcher.py_func, signature)
             environments = _write_kernel(
                 compiled.library, compiled.fndesc.llvm_cpython_wrapper_name, key,
-                dispatcher.py_func, work, compiled.fndesc.env_name)
-            _write(os.path.join(work, f"{key}.json"), json.dumps(environments).encode())
+                dispatcher.py_func, own, compiled.fndesc.env_name)
+            _write(os.path.join(own, f"{key}.json"), json.dumps(environments).encode())
             _write(os.path.join(work, f"{key}.calls{part}"), json.dumps(
                 sorted(_shipped.DESCRIBED.get(key, ()))).encode())
+            _write(os.path.join(work, f"{key}.group{part}"),
+                   f"{groups[key]} {dispatcher.py_func.__module__}".encode())
+
+
+def _note_group(groups, group):
+    """Put every kernel this process has compiled and ``groups`` has not yet in ``group``."""
+    from ._shipped import COMPILED, kernel_key
+    from .kernels import walk
+    for compiled in COMPILED:
+        groups.setdefault(kernel_key(compiled._pyfunc, compiled._sig), group)
+    for dispatcher in walk.ENTRY_POINTS:
+        for signature in dispatcher.overloads:
+            groups.setdefault(kernel_key(dispatcher.py_func, signature), group)
 
 
 def _write_kernel(library, entry, key, function, work, environment=None):
@@ -399,7 +460,7 @@ def _write_kernel(library, entry, key, function, work, environment=None):
 
 
 def _write(path, data):
-    """Write ``data`` to ``path`` at once: another part may write the same kernel there."""
+    """Write ``data`` to ``path`` at once."""
     with open(f"{path}.{os.getpid()}", "wb") as file:
         file.write(data)
     os.replace(f"{path}.{os.getpid()}", path)

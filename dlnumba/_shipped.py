@@ -3,10 +3,12 @@
 ``python -m dlnumba build`` (:mod:`._build`) has Numba compile dlnumba's kernels once per CPU
 level, into one object file per level with a JSON manifest beside it: the C-level ones that
 :func:`.kernels.walk.compile_run` makes, and the njit functions that Python calls
-(:func:`.kernels.walk.entry_point`), each with the wrapper through which Python calls it. A
-process loads the object of the best level whose features its CPU has with llvmlite's MCJIT, on
-the first kernel it needs, and takes each kernel from it instead of compiling it: a C kernel's
-address, or an njit function's wrapper made callable, for its argument types. None of this
+(:func:`.kernels.walk.entry_point`), each with the wrapper through which Python calls it. The
+kernels of a level come in objects by group: those a dtype's small arrays need, its large
+arrays, the DLPack functions, and those every dtype uses. A process picks the best level whose
+features its CPU has, and loads each of its objects with llvmlite's MCJIT when it first needs a
+kernel of it; it takes each kernel from there instead of compiling it: a C kernel's address, or
+an njit function's wrapper made callable, for its argument types. None of this
 imports Numba (:mod:`._numba`): Numba's C helpers are loaded from their extension modules
 alone, and before Numba is loaded an njit function's call finds its wrapper by the text of its
 argument types (:func:`describe_call`), which the build noted. A kernel the object does not
@@ -99,10 +101,12 @@ def host_levels(features=None, machine=None):
 
 
 class _Shipped:
-    """The loaded object: its ``kernels`` (keys), and what was decided."""
+    """The chosen level: its ``kernels`` (key: the object that holds it), the objects loaded
+    so far, and what was decided."""
 
     def __init__(self):
-        self.level, self.kernels, self.reasons, self._engine = None, frozenset(), [], None
+        self.level, self.kernels, self.reasons, self._engine = None, {}, [], None
+        self._loaded = set()  # the objects loaded so far, of those ``kernels`` names
         self.entries, self._made = {}, {}  # the njit functions' environments; those made
         self._inserted = set()  # the keys of those in their dispatchers' tables
         self.calls = {}  # "function|argument types" (describe_call) -> njit function's key
@@ -136,24 +140,31 @@ class _Shipped:
         problem = manifest_problem(manifest, salt, level)
         if problem is not None:
             return problem
-        import llvmlite.binding as llvm
         from ._native import new_engine
         engine = new_engine()  # first: it makes the process's own symbols known
         missing = provide_symbols(manifest["undefined"])
         if missing:
             return f"nothing provides the symbols {', '.join(missing[:5])}"
-        for object_name in manifest["objects"]:
-            with open(os.path.join(OBJECT_DIR, object_name), "rb") as file:
-                engine.add_object_file(llvm.ObjectFileRef.from_data(file.read()))
-        engine.finalize_object()
-        self.kernels = frozenset(manifest["kernels"])
+        self.kernels = {key: object_name for object_name, keys in manifest["objects"].items()
+                        for key in keys}
         self.entries, self.calls = manifest.get("entries", {}), manifest.get("calls", {})
         self._engine = engine
         return None
 
     def address(self, key):
-        """The address of the shipped kernel ``key``, or None."""
-        return self._engine.get_function_address(key) if key in self.kernels else None
+        """The address of the shipped kernel ``key`` (its object loaded first), or None."""
+        object_name = self.kernels.get(key)
+        if object_name is None:
+            return None
+        if object_name not in self._loaded:
+            with _OBJECTS:
+                if object_name not in self._loaded:
+                    import llvmlite.binding as llvm
+                    with open(os.path.join(OBJECT_DIR, object_name), "rb") as file:
+                        self._engine.add_object_file(llvm.ObjectFileRef.from_data(file.read()))
+                    self._engine.finalize_object()
+                    self._loaded.add(object_name)
+        return self._engine.get_function_address(key)
 
     def entry(self, key, dispatcher, signature):
         """The njit function shipped as ``key``, as a builtin over its wrapper, in
@@ -176,6 +187,7 @@ class _Shipped:
 
     def _make(self, key, function):
         dynfunc = import_alone("numba._dynfunc")
+        wrapper = self.address(key)  # its object loaded: the environments' slots are there
         environments = []
         for name, module, consts in self.entries[key]:  # the function's own first
             # nopython code reads only its environment's consts (the globals serve Numba's
@@ -187,7 +199,7 @@ class _Shipped:
             ctypes.c_void_p.from_address(address).value = id(environment)
             environments.append(environment)
         return dynfunc.make_function(sys.modules[function.__module__], function.__name__,
-                                      f"shipped {function.__qualname__}", self.address(key),
+                                      f"shipped {function.__qualname__}", wrapper,
                                       environments[0], (self, environments))
 
 
@@ -197,7 +209,7 @@ def read_manifest(level):
     Raises
     ------
     ValueError
-        If the manifest is not a JSON object, or names no objects.
+        If the manifest is not a JSON object, or names no objects and their kernels.
     """
     path = os.path.join(OBJECT_DIR, f"{level}.json")
     if not os.path.exists(path):
@@ -207,8 +219,9 @@ def read_manifest(level):
     if not isinstance(manifest, dict):
         raise ValueError(f"{path} holds a JSON {type(manifest).__name__}, not an object")
     objects = manifest.get("objects")
-    if not isinstance(objects, list) or not objects:
-        raise ValueError(f"{path} names no objects")
+    if not isinstance(objects, dict) or not objects or not all(
+            isinstance(keys, list) for keys in objects.values()):
+        raise ValueError(f"{path} names no objects and their kernels")
     if not all(os.path.exists(os.path.join(OBJECT_DIR, name)) for name in objects):
         return None
     return manifest
@@ -302,6 +315,7 @@ def import_alone(name):
 
 _SHIPPED = None
 _LOADING = threading.Lock()
+_OBJECTS = threading.Lock()  # apart from _LOADING, which is held while a kernel's object loads
 
 
 def shipped():
@@ -317,13 +331,15 @@ def shipped():
 
 
 def preload():
-    """Start loading the shipped object on a thread of its own (LLVM releases the GIL while it
-    links): the rest of ``import dlnumba`` runs meanwhile. A fork, and the interpreter's exit
-    (not a daemon), wait for it to finish."""
+    """Start choosing the level (:func:`shipped`) on a thread of its own: the rest of ``import
+    dlnumba`` runs meanwhile. A fork, and the interpreter's exit (not a daemon), wait for it to
+    finish."""
     loader = threading.Thread(target=shipped, name="dlnumba shipped kernels")
     loader.start()
-    if hasattr(os, "register_at_fork"):  # POSIX
+    if hasattr(os, "register_at_fork"):  # POSIX: a child never inherits a load half done
         os.register_at_fork(before=loader.join)
+        os.register_at_fork(before=_OBJECTS.acquire, after_in_parent=_OBJECTS.release,
+                            after_in_child=_OBJECTS.release)
 
 
 def shipped_address(function, signature):
@@ -465,6 +481,7 @@ def note_call(function, signature, arguments):
 def info():
     """Lines that say which level is loaded and why the better ones are not."""
     loaded = shipped()
-    head = (f"shipped kernels: {loaded.level}, {len(loaded.kernels)} kernels from "
-            f"{OBJECT_DIR}" if loaded.level else "shipped kernels: none loaded (JIT only)")
+    head = (f"shipped kernels: {loaded.level}, {len(loaded.kernels)} kernels in "
+            f"{len(set(loaded.kernels.values()))} objects in {OBJECT_DIR}" if loaded.level
+            else "shipped kernels: none loaded (JIT only)")
     return [head, *(f"  {reason}" for reason in loaded.reasons)]

@@ -71,7 +71,7 @@ def test_a_level_missing_one_of_its_objects_is_not_loaded(tmp_path, monkeypatch)
     level = built_level()
     _copy_level(level, tmp_path)
     monkeypatch.setattr(_shipped, "OBJECT_DIR", str(tmp_path))
-    (tmp_path / _shipped.read_manifest(level)["objects"][-1]).unlink()
+    (tmp_path / sorted(_shipped.read_manifest(level)["objects"])[-1]).unlink()
     assert _shipped._Shipped()._try(_level_row(level), _shipped.source_salt()).startswith(
         "not built (python -m dlnumba build")
 
@@ -95,8 +95,8 @@ def test_an_unreadable_manifest_leaves_the_kernels_to_the_jit(tmp_path, monkeypa
     (tmp_path / f"{level}.json").write_text('{"objects": []}')
     loaded = _shipped._Shipped()
     loaded.load(_shipped.source_salt())
-    assert f"{level}: unreadable (ValueError: {tmp_path / level}.json names no objects)" in (
-        loaded.reasons)
+    assert f"{level}: unreadable (ValueError: {tmp_path / level}.json names no objects and " \
+        "their kernels)" in loaded.reasons
 
 
 def test_jit_only_loads_nothing():
@@ -121,6 +121,28 @@ def test_the_object_loads_on_a_thread_that_a_fork_and_the_exit_wait_for():
     lines = run_python(_FORK).split()
     assert sorted(lines) == ["0", "3", "5"]
     assert run_python("import dlnumba") == ""
+
+
+_GROUPS = """
+import dlnumba as xp
+from dlnumba import _shipped
+xp.sum(xp.ones((2, 3), dtype=xp.float32) + 1)
+first = sorted(_shipped.shipped()._loaded)
+xp.sum(xp.ones((2, 3), dtype=xp.int16) * 3, axis=0)
+print(" ".join(first), "|", " ".join(sorted(_shipped.shipped()._loaded)))
+"""
+
+
+def test_a_process_loads_only_the_objects_of_the_kernels_it_uses():
+    """The objects come by group: small float32 arrays' first calls load their group's object
+    (and those every dtype uses), not int16's nor any dtype's large arrays."""
+    level = built_level()
+    objects = _shipped.read_manifest(level)["objects"]
+    assert {f"{level}.float32.o", f"{level}.int16.o", f"{level}.float32-large.o"} <= set(objects)
+    first, then = (part.split() for part in run_python(_GROUPS).split("|"))
+    assert f"{level}.float32.o" in first and f"{level}.int16.o" not in first
+    assert f"{level}.int16.o" in then and set(first) < set(then) < set(objects)
+    assert not any(name.endswith("-large.o") for name in then)
 
 
 def test_info_names_the_level():
@@ -330,6 +352,32 @@ def test_a_failing_build_part_stops_the_others():
                          "the test parts")
 
 
+def test_a_kernel_compiled_by_two_parts_keeps_one_part_s_module_and_environments(tmp_path):
+    """Two parts may list a kernel's environments in two orders: its module and its list come
+    from the same part, the first."""
+    from dlnumba import _build
+
+    for part, text in enumerate(("first", "second")):
+        folder = tmp_path / f"part{part}"
+        folder.mkdir()
+        for name in ("shared.bc", "shared.json", f"own{part}.bc"):
+            (folder / name).write_text(text)
+    _build._take_modules(str(tmp_path), 2)
+    assert {path.name: path.read_text() for path in tmp_path.iterdir() if path.is_file()} == {
+        "shared.bc": "first", "shared.json": "first", "own0.bc": "first", "own1.bc": "second"}
+
+
+def test_each_kernel_goes_to_the_group_its_parts_noted_or_to_its_module_s_common_one(
+        tmp_path):
+    from dlnumba import _build
+
+    for name, group in (("a.group0", "float32"), ("b.group0", "int8"), ("b.group1", "bool"),
+                        ("c.group1", "bool")):
+        (tmp_path / name).write_text(f"{group} dlnumba.kernels.sorting")
+    assert _build._groups(str(tmp_path), ["a", "b", "c"]) == {
+        "float32": ["a"], "common-sorting": ["b"], "bool": ["c"]}
+
+
 @pytest.mark.parametrize("parts", [1, 2, 3, 16])
 def test_the_build_parts_take_every_dtype_once_its_large_arrays_with_its_small(parts):
     from dlnumba import _build
@@ -339,7 +387,7 @@ def test_the_build_parts_take_every_dtype_once_its_large_arrays_with_its_small(p
     flat = [unit for share in units for unit in share]
     assert sorted(name for name, _ in flat) == sorted(_build._dtype_names())
     for name, sizes in flat:
-        assert sizes == (_build._SIZES[::-1] if name in _build._LARGE_DTYPES
+        assert sizes == (_build._SIZES if name in _build._LARGE_DTYPES
                          else _build._SIZES[:1])
     loads = [sum(4 if len(sizes) == 2 else 1 for _, sizes in share) for share in units]
     assert max(loads) - min(loads) <= 4
