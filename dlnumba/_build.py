@@ -365,9 +365,10 @@ def _units(parts):
 
 
 def _build_part(part, parts, work):
-    """Child ``part`` of ``parts``: compile the kernels of its share of the dtypes and write
-    each one's module to ``work``, with the group of the arrays whose calls compiled it first
-    (``dlpack``, a dtype's name, or its name and ``-large``) and its function's module."""
+    """Child ``part`` of ``parts``: compile the kernels of its share of the dtypes, write each
+    one's module to a folder of its own in ``work`` (see :func:`_take_modules`), and note in
+    ``work`` the group of the arrays whose calls compiled it first (``dlpack``, a dtype's name,
+    or its name and ``-large``) and its function's module."""
     from . import _capi, _shipped
     from ._shipped import COMPILED, kernel_key
     from .kernels import walk
@@ -391,7 +392,7 @@ def _build_part(part, parts, work):
             print(f"  {name} ({'large' if large else 'small'} arrays): "
                   f"{len(COMPILED)} kernels compiled by part {part} in "
                   f"{time.perf_counter() - start:.0f} s", flush=True)
-    own = os.path.join(work, f"part{part}")  # the modules: see _take_modules
+    own = os.path.join(work, f"part{part}")
     os.makedirs(own)
     for compiled in COMPILED:
         key = kernel_key(compiled._pyfunc, compiled._sig)
