@@ -11,9 +11,9 @@ from . import _memory, _native, _numba  # noqa: F401 (the host allocator's built
 from ._array_object import ndarray
 from ._shipped import preload
 
-# The shipped objects load on a thread of its own while the rest of the package imports; after
-# every builtin is compiled, the callers of C functions included, since llvmlite serves one
-# thread at a time: a compile would wait for the load.
+# The shipped level is chosen on a thread of its own while the rest of the package imports;
+# after every builtin is compiled, the callers of C functions included, since llvmlite serves
+# one thread at a time: a compile would wait for that thread's calls, and for any object's load.
 _native.compile_callers()
 preload()
 

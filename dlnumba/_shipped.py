@@ -1,20 +1,20 @@
-"""Kernels compiled ahead of time: the object file of the best CPU level this host runs.
+"""Kernels compiled ahead of time: the object files of the best CPU level this host runs.
 
 ``python -m dlnumba build`` (:mod:`._build`) has Numba compile dlnumba's kernels once per CPU
-level, into one object file per level with a JSON manifest beside it: the C-level ones that
+level, into object files with a JSON manifest beside them: the C-level ones that
 :func:`.kernels.walk.compile_run` makes, and the njit functions that Python calls
 (:func:`.kernels.walk.entry_point`), each with the wrapper through which Python calls it. The
 kernels of a level come in objects by group: those a dtype's small arrays need, its large
-arrays, the DLPack functions, and those every dtype uses. A process picks the best level whose
-features its CPU has, and loads each of its objects with llvmlite's MCJIT when it first needs a
-kernel of it; it takes each kernel from there instead of compiling it: a C kernel's address, or
-an njit function's wrapper made callable, for its argument types. None of this
-imports Numba (:mod:`._numba`): Numba's C helpers are loaded from their extension modules
-alone, and before Numba is loaded an njit function's call finds its wrapper by the text of its
-argument types (:func:`describe_call`), which the build noted. A kernel the object does not
-hold, an object that is missing or stale (another salt, Numba, llvmlite or Python), a symbol
-that nothing provides, or ``DLNUMBA_JIT_ONLY=1`` in the environment leave the kernels to the
-JIT: never a crash. ``python -m dlnumba info`` says which level is loaded, or why none is.
+arrays, the DLPack functions, and, by kernel module, those several dtypes share. A process
+picks the best level whose features its CPU has, and loads each of its objects with llvmlite's
+MCJIT when it first needs a kernel of it; it takes each kernel from there instead of compiling
+it: a C kernel's address, or an njit function's wrapper made callable, for its argument types.
+None of this imports Numba (:mod:`._numba`): Numba's C helpers are loaded from their extension
+modules alone, and before Numba is loaded an njit function's call finds its wrapper by the text
+of its argument types (:func:`describe_call`), which the build noted. A kernel no object holds,
+an object that is missing or stale (another salt, Numba, llvmlite or Python), a symbol that
+nothing provides, or ``DLNUMBA_JIT_ONLY=1`` in the environment leave the kernels to the JIT:
+never a crash. ``python -m dlnumba info`` says which level is loaded, or why none is.
 """
 
 import base64
@@ -69,7 +69,7 @@ def source_salt():
 def versions():
     """What an object is tied to: Numba's and llvmlite's versions and the Python ABI (read from
     the packages' own version modules: importing ``importlib.metadata`` takes longer than
-    loading the object)."""
+    loading an object)."""
     import llvmlite
     return {"numba": import_alone("numba._version").get_versions()["version"],
             "llvmlite": llvmlite.__version__, "python": sys.implementation.cache_tag,

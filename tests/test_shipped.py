@@ -108,7 +108,7 @@ def test_jit_only_loads_nothing():
 _FORK = """
 import os
 import dlnumba as xp
-pid = os.fork()  # while the object may still be loading on its thread
+pid = os.fork()  # while the level may still be chosen on its thread
 if pid == 0:
     print(int(xp.sum(xp.ones(5))), flush=True)
     os._exit(0)
@@ -116,7 +116,7 @@ print(int(xp.sum(xp.ones(3))), os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]),
 """
 
 
-def test_the_object_loads_on_a_thread_that_a_fork_and_the_exit_wait_for():
+def test_the_level_is_chosen_on_a_thread_that_a_fork_and_the_exit_wait_for():
     built_level()
     lines = run_python(_FORK).split()
     assert sorted(lines) == ["0", "3", "5"]
@@ -135,7 +135,7 @@ print(" ".join(first), "|", " ".join(sorted(_shipped.shipped()._loaded)))
 
 def test_a_process_loads_only_the_objects_of_the_kernels_it_uses():
     """The objects come by group: small float32 arrays' first calls load their group's object
-    (and those every dtype uses), not int16's nor any dtype's large arrays."""
+    (and the common ones they need), not int16's nor any dtype's large arrays."""
     level = built_level()
     objects = _shipped.read_manifest(level)["objects"]
     assert {f"{level}.float32.o", f"{level}.int16.o", f"{level}.float32-large.o"} <= set(objects)
