@@ -36,7 +36,7 @@ test: $(VENV)/.test kernels
 
 # ruff, with the rules and per-file ignores in pyproject.toml
 lint: $(VENV)/.test
-	$(PY) -m ruff check --no-cache dlnumba tests asv_benchmarks examples tools
+	$(PY) -m ruff check --no-cache dlnumba tests asv_benchmarks examples tools buildsystem
 
 # The long fuzzers (DLPack capsules, view bounds) under faulthandler, one fresh hypothesis seed
 # after another (each printed, to reproduce with --hypothesis-seed), for FUZZ_SECONDS in all.

@@ -35,19 +35,33 @@ _LARGE_DTYPES = ("float64", "float32", "int64", "bool")  # their large-array ker
 _SIZES = (6, 1 << 15)  # below and above the small-array engine's limit (2**14 elements)
 
 
-def levels_to_build(names):
+def levels_to_build(names, report=print):
     """The levels ``names`` asks for: ``[]`` is the best one this host runs, ``["all"]``
-    every level of its architecture."""
+    every level of its architecture that this host runs (it reports the others).
+
+    Raises
+    ------
+    ValueError
+        If a name is not a level of this architecture, or one this host does not run: the
+        build runs the kernels it compiles.
+    """
     known = {level[0]: level for level in LEVELS.get(platform.machine(), ())}
+    lacking = {name: missing for name, _, _, missing in host_levels() if missing}
+    runnable = [name for name in known if name not in lacking]
     if not names:
-        runnable = [name for name, _, _, missing in host_levels() if not missing]
-        return [known[runnable[0]]] if runnable else []
+        return [known[runnable[-1]]] if runnable else []
     if names == ["all"]:
-        return list(known.values())
+        for name, missing in lacking.items():
+            report(f"{name}: not built, this CPU lacks {', '.join(missing)}")
+        return [known[name] for name in runnable]
     unknown = [name for name in names if name not in known]
     if unknown:
         raise ValueError(f"unknown CPU level {', '.join(unknown)}; this machine "
                          f"({platform.machine()}) has {', '.join(known) or 'none'}")
+    for name in names:
+        if name in lacking:
+            raise ValueError(f"{name} cannot be built here: this CPU lacks "
+                             f"{', '.join(lacking[name])}, and the build runs what it compiles")
     return [known[name] for name in names]
 
 
@@ -55,7 +69,7 @@ def build(names=(), jobs=None, report=print):
     """Build the objects of the levels ``names`` (see :func:`levels_to_build`)."""
     salt = source_salt()
     jobs = jobs or os.cpu_count() or 1
-    for level in levels_to_build(list(names)):
+    for level in levels_to_build(list(names), report):
         try:
             manifest = read_manifest(level[0])
         except (OSError, ValueError):  # unreadable: built again

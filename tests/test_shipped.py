@@ -391,3 +391,22 @@ def test_the_build_parts_take_every_dtype_once_its_large_arrays_with_its_small(p
                          else _build._SIZES[:1])
     loads = [sum(4 if len(sizes) == 2 else 1 for _, sizes in share) for share in units]
     assert max(loads) - min(loads) <= 4
+
+
+@pytest.mark.skipif(not X86, reason="the x86-64 levels")
+def test_the_build_makes_only_levels_the_host_runs(monkeypatch):
+    """The build runs what it compiles: ``all`` is every level the host runs, and names the
+    others; a level named that the host cannot run is refused, saying what the CPU lacks."""
+    from dlnumba import _build
+
+    monkeypatch.setattr(_build.platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(_build, "host_levels",
+                        lambda: _shipped.host_levels(features=V3, machine="x86_64"))
+    reports = []
+    assert [row[0] for row in _build.levels_to_build(["all"], reports.append)] == [
+        "x86-64-v2", "x86-64-v3"]
+    assert reports == ["x86-64-v4: not built, this CPU lacks avx512f, avx512bw, avx512cd, "
+                       "avx512dq, avx512vl"]
+    assert [row[0] for row in _build.levels_to_build([])] == ["x86-64-v3"]
+    with pytest.raises(ValueError, match="x86-64-v4 cannot be built here: this CPU lacks avx512f"):
+        _build.levels_to_build(["x86-64-v2", "x86-64-v4"])
