@@ -28,9 +28,11 @@ from llvmlite import ir
 from ._devices import CPU
 from ._dtypes import bfloat16
 from ._layout import c_contiguous
-from ._native import I8P, I32, I64, compile_functions, constant, constant_string, declare
+from ._cpython import OBJECT_HEAD, POINTER, PyMemberDef
+from ._native import (I8P, I32, I64, buffer_field, compile_functions, constant, constant_string,
+                      declare)
 
-DESCRIPTOR_OFFSET = 16  # the descriptor field follows PyObject_HEAD
+DESCRIPTOR_OFFSET = OBJECT_HEAD  # ArrayBase's one field
 NUMBA_PART = 32  # byte offset, in the descriptor, of the part Numba's array struct copies
 C_CONTIGUOUS, F_CONTIGUOUS = 1, 2
 # By ndim: the descriptor's words: ndim, read-only, contiguity bits, format (8 chars); then
@@ -103,7 +105,6 @@ def _getbuffer(module):
     fail = function.append_basic_block("fail")
     refuse = function.append_basic_block("refuse")
     b = ir.IRBuilder(entry)
-    view_words = b.bitcast(view, i64p)
     field = b.bitcast(b.gep(this, [I64(DESCRIPTOR_OFFSET)]), I8P.as_pointer())
     stored = b.load(field)
     b.cbranch(b.icmp_unsigned("==", stored, ir.Constant(I8P, None)), describe_block, described)
@@ -140,17 +141,16 @@ def _getbuffer(module):
     b.position_at_end(fill)
     null = ir.Constant(I64, 0)
     b.call(incref, [this])
-    values = [word(6), b.ptrtoint(this, I64), b.mul(word(4), word(5)), word(5), None,
-              b.select(asked(_PyBUF_FORMAT), address(3), null),
-              b.select(asked(_PyBUF_ND), address(7), null),
-              b.select(asked(_PyBUF_STRIDES), address(b.add(ndim, I64(7))), null), null, null]
-    for k, value in enumerate(values):
-        if value is not None:
-            b.store(value, b.gep(view_words, [I64(k)]))
-    view_ints = b.bitcast(view, I32.as_pointer())
-    b.store(b.trunc(readonly, I32), b.gep(view_ints, [I64(8)]))
+    fields = {"buf": word(6), "obj": b.ptrtoint(this, I64), "len": b.mul(word(4), word(5)),
+              "itemsize": word(5), "format": b.select(asked(_PyBUF_FORMAT), address(3), null),
+              "shape": b.select(asked(_PyBUF_ND), address(7), null),
+              "strides": b.select(asked(_PyBUF_STRIDES), address(b.add(ndim, I64(7))), null),
+              "suboffsets": null, "internal": null}
+    for name, value in fields.items():
+        b.store(value, buffer_field(b, view, name))
+    b.store(b.trunc(readonly, I32), buffer_field(b, view, "readonly", I32))
     shown_ndim = b.select(asked(_PyBUF_ND), ndim, null)  # 0 without a shape, as in NumPy
-    b.store(b.trunc(shown_ndim, I32), b.gep(view_ints, [I64(9)]))
+    b.store(b.trunc(shown_ndim, I32), buffer_field(b, view, "ndim", I32))
     b.ret(I32(0))
 
     b.position_at_end(refuse)
@@ -158,17 +158,12 @@ def _getbuffer(module):
     b.branch(fail)
 
     b.position_at_end(fail)
-    b.store(null, b.gep(view_words, [I64(1)]))  # view->obj = NULL, as the protocol asks
+    b.store(null, buffer_field(b, view, "obj"))  # NULL, as the protocol asks
     b.ret(I32(-1))
 
 
 class _Slot(ctypes.Structure):
     _fields_ = [("slot", ctypes.c_int), ("pfunc", ctypes.c_void_p)]
-
-
-class _Member(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int), ("offset", ctypes.c_ssize_t),
-                ("flags", ctypes.c_int), ("doc", ctypes.c_char_p)]
 
 
 class _Spec(ctypes.Structure):
@@ -181,16 +176,17 @@ def _make_base():
     library, address = compile_functions("dlnumba_buffer", _getbuffer)
     getbuffer = address("dlnumba_getbuffer")
     Py_bf_getbuffer, Py_tp_members, Py_tp_doc, T_OBJECT_EX = 1, 72, 56, 16
-    members = (_Member * 2)(_Member(b"_descriptor", T_OBJECT_EX, DESCRIPTOR_OFFSET, 0, None))
+    members = (PyMemberDef * 2)(PyMemberDef(b"_descriptor", T_OBJECT_EX, DESCRIPTOR_OFFSET, 0,
+                                            None))
     doc = b"The C level of dlnumba.ndarray: its buffer (PEP 3118) and its descriptor."
     slots = (_Slot * 4)(_Slot(Py_bf_getbuffer, getbuffer),
                         _Slot(Py_tp_members, ctypes.addressof(members)),
                         _Slot(Py_tp_doc, ctypes.cast(doc, ctypes.c_void_p)), _Slot(0, None))
     Py_TPFLAGS_DEFAULT, Py_TPFLAGS_BASETYPE = 1 << 18, 1 << 10
-    spec = _Spec(b"dlnumba.ArrayBase", DESCRIPTOR_OFFSET + 8, 0,
+    spec = _Spec(b"dlnumba.ArrayBase", DESCRIPTOR_OFFSET + POINTER, 0,
                  Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots)
-    from_spec = ctypes.pythonapi.PyType_FromSpec
-    from_spec.restype, from_spec.argtypes = ctypes.py_object, [ctypes.c_void_p]
+    from_spec = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p)(
+        ("PyType_FromSpec", ctypes.pythonapi))
     base = from_spec(ctypes.addressof(spec))
     base._library, base._members = library, members  # kept as long as the type
     return base

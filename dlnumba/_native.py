@@ -16,6 +16,8 @@ import threading
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from ._cpython import PyBUF_RECORDS_RO, PyBuffer, slot_offset
+
 I8P, I32, I64 = ir.IntType(8).as_pointer(), ir.IntType(32), ir.IntType(64)
 _METH_O, _METH_FASTCALL = 0x8, 0x80
 
@@ -112,14 +114,11 @@ def _builtin(address, name, flags, doc, keep):
 _KEPT = []
 
 
-def slot_offset(cls, name):
-    """The byte offset, in instances of ``cls``, of the ``__slots__`` field ``name`` (read from
-    its member descriptor: ``PyMemberDescrObject.d_member->offset``)."""
-    descriptor = cls.__dict__[name]
-    if type(descriptor).__name__ != "member_descriptor":
-        raise TypeError(f"{cls.__name__}.{name} is not a slot")
-    member = ctypes.c_void_p.from_address(id(descriptor) + 5 * ctypes.sizeof(ctypes.c_void_p))
-    return ctypes.c_ssize_t.from_address(member.value + 2 * ctypes.sizeof(ctypes.c_void_p)).value
+def buffer_field(b, view, name, kind=None):
+    """A pointer to the field ``name`` of the ``Py_buffer`` at ``view`` (an ``i8*``), typed as
+    a pointer to ``kind`` (by default a 64-bit word)."""
+    return b.bitcast(b.gep(view, [I64(getattr(PyBuffer, name).offset)]),
+                     (kind or I64).as_pointer())
 
 
 def _buffer_address(module):
@@ -130,14 +129,13 @@ def _buffer_address(module):
     get = declare(module, "PyObject_GetBuffer", I32, I8P, I8P, I32)
     release = declare(module, "PyBuffer_Release", ir.VoidType(), I8P)
     from_pointer = declare(module, "PyLong_FromVoidPtr", I8P, I8P)
-    view = b.bitcast(b.alloca(ir.ArrayType(I64, 16)), I8P)  # a Py_buffer (80 bytes)
-    PyBUF_RECORDS_RO = 0x1C
+    view = b.bitcast(b.alloca(ir.ArrayType(ir.IntType(8), ctypes.sizeof(PyBuffer))), I8P)
     status = b.call(get, [function.args[1], view, I32(PyBUF_RECORDS_RO)])
     b.cbranch(b.icmp_signed("<", status, I32(0)), failed, ok)
     b.position_at_end(failed)
     b.ret(ir.Constant(I8P, None))
     b.position_at_end(ok)
-    address = b.load(b.bitcast(view, I8P.as_pointer()))  # view.buf
+    address = b.load(buffer_field(b, view, "buf", I8P))
     b.call(release, [view])
     b.ret(b.call(from_pointer, [address]))
 

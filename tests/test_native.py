@@ -9,7 +9,7 @@ import pytest
 from llvmlite import ir
 
 import dlnumba as xp
-from dlnumba import _native
+from dlnumba import _cpython, _native
 
 
 def test_new_sets_every_field_and_holds_its_references():
@@ -34,16 +34,43 @@ def test_new_refuses_another_number_of_arguments():
 
 def test_slot_offsets_and_buffer_addresses_match_ctypes():
     x = xp.zeros(3)
-    offset = _native.slot_offset(xp.ndarray, "_shape")
+    offset = _cpython.slot_offset(xp.ndarray, "_shape")
     assert ctypes.c_void_p.from_address(id(x) + offset).value == id(x._shape)
     with pytest.raises(TypeError, match="not a slot"):
-        _native.slot_offset(xp.ndarray, "shape")
+        _cpython.slot_offset(xp.ndarray, "shape")
     memory = bytearray(100)
     assert _native.buffer_address(memory) == ctypes.addressof(ctypes.c_char.from_buffer(memory))
     values = np.arange(10.0)[::-3]
     assert _native.buffer_address(values) == values.__array_interface__["data"][0]
     with pytest.raises(TypeError):
         _native.buffer_address(3)
+
+
+def _swapped(fields, first, second):
+    """A ctypes structure of ``fields`` with the fields ``first`` and ``second`` swapped."""
+    names = [name for name, _ in fields]
+    i, j = names.index(first), names.index(second)
+    fields = list(fields)
+    fields[i], fields[j] = fields[j], fields[i]
+    return type("Layout", (ctypes.Structure,), {"_fields_": fields})
+
+
+def test_the_interpreter_s_layout_is_checked_and_one_that_differs_refused():
+    """The C layouts the builtins write pass their check here; a Py_buffer or a slot offset
+    that is not where the code would write it is refused, with the interpreter named, before
+    any pointer it locates is followed."""
+    assert _cpython.layout_problem() is None
+    assert _cpython.interpreter().startswith(f"cpython {sys.version.split()[0]} (64-bit")
+    fields = _cpython.PyBuffer._fields_
+    shifted = type("Layout", (ctypes.Structure,),
+                   {"_fields_": [("head", ctypes.c_void_p), *fields[:-1]]})
+    for layout in (_swapped(fields, "len", "itemsize"), _swapped(fields, "buf", "obj"),
+                   _swapped(fields, "shape", "strides"), shifted):
+        assert "Py_buffer's" in _cpython.layout_problem(buffer_layout=layout)
+    off_by_a_word = lambda cls, name: _cpython.slot_offset(cls, name) + 8
+    assert "slots are not where" in _cpython.layout_problem(find_offset=off_by_a_word)
+    with pytest.raises(ImportError, match=r"dlnumba cannot run on cpython .*: Py_buffer's"):
+        _cpython.check(buffer_layout=shifted)
 
 
 def test_c_builtins_check_their_arguments_before_the_call():

@@ -14,8 +14,8 @@ _LAYERS = (("cuda", "cuda backend"), ("kernels", "cpu backend"), ("shared", "sha
            ("_backend", "interface"))
 # Modules every layer may use: the dtype table, devices, layouts, memory, the C API, the
 # C-level builtins and the shipped kernels.
-_CORE = ("_dtypes", "_devices", "_layout", "_memory", "_mode", "_capi", "_native", "_version",
-         "_typing", "_numba", "_numba_cache", "_import_guard", "_shipped")
+_CORE = ("_dtypes", "_devices", "_layout", "_memory", "_mode", "_capi", "_native", "_cpython",
+         "_version", "_typing", "_numba", "_numba_cache", "_import_guard", "_shipped")
 _DEVICE_TESTS = ("CPU", "_cuda")
 
 
