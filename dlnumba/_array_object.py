@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _dlpack
 from ._buffer import ArrayBase, describe
-from ._backend import backend_of, move
+from ._backend import backend_of, move, register_array_type
 from ._devices import CPU, as_device
 from ._dtypes import (FLOATING, INTEGER, NUMERIC, dtype_by_name, bfloat16, float32,
                       from_numpy_dtype)
@@ -550,6 +550,7 @@ for _name, _row in FUNCTIONS.items():
     else:
         _binary_operator(_name, _row.operator)
 ndarray.__hash__ = None
+register_array_type(ndarray)
 
 
 def _ufunc_operand(x):

@@ -162,14 +162,23 @@ def move(target_device, target_address, source_device, source_address, nbytes):
         backend_of(target_device).copy_bytes(target_address, source_address, nbytes)
 
 
+_ARRAY_TYPES = []  # what register_array_type has been given
+
+
+def register_array_type(array_type):
+    """Have user ``@cuda.jit`` kernels take ``array_type`` (``ndarray``, which registers itself)
+    as an argument, once :func:`cuda_package` loads the CUDA backend."""
+    _ARRAY_TYPES.append(array_type)
+
+
 def cuda_package(load=True):
-    """``dlnumba.cuda``, imported and its ``@cuda.jit`` argument types registered (once) if
-    ``load``; else the package if something imported it, or None."""
+    """``dlnumba.cuda``, imported and the registered array types made ``@cuda.jit`` argument
+    types (once) if ``load``; else the package if something imported it, or None."""
     if not load:
         return sys.modules.get("dlnumba.cuda")
     from . import cuda
-    from ._array_object import ndarray
-    cuda.register_jit_arguments(ndarray)
+    for array_type in _ARRAY_TYPES:
+        cuda.register_jit_arguments(array_type)
     return cuda
 
 

@@ -45,7 +45,9 @@ def test_front_end_modules_never_pick_a_backend_themselves():
         "_arguments", "_buffer"]
 
 
-def test_the_kernel_layers_import_no_front_end_module_and_no_private_name_across_layers():
+def test_the_layers_below_the_front_end_import_none_of_it_nor_private_names_across_layers():
+    """The interface (``_backend``), the kernel layers and the core import no front-end
+    module: ``ndarray`` registers itself as a ``@cuda.jit`` argument type with the backend."""
     shape = _architecture()
-    assert shape["front end imported by kernels"] == []
+    assert shape["front end imported below it"] == []
     assert shape["private imports across layers"] == []

@@ -147,7 +147,7 @@ def _device_branches(modules):
 def measure(root):
     """The package's shape: a dict of its lines of code, module count, largest import cycle,
     device branches in front-end modules, private names imported from other modules and across
-    layers, and the front-end modules the kernel layers import."""
+    layers, and the front-end modules that the layers below the front end import."""
     modules = _modules(root)
     graph = _imports(modules)
     return {
@@ -163,10 +163,9 @@ def measure(root):
              for target, name in edges
              if name and name.startswith("_") and not name.startswith("__")
              and _layer(module) != _layer(target)}),
-        "front end imported by kernels": sorted(
+        "front end imported below it": sorted(
             {(module, target) for module, edges in graph.items() for target, _ in edges
-             if _layer(module) in ("cuda backend", "cpu backend", "shared kernels")
-             and _layer(target) == "front end"}),
+             if _layer(module) != "front end" and _layer(target) == "front end"}),
     }
 
 
@@ -184,9 +183,9 @@ def main():
           f"{len(shape['private imports across layers'])}")
     for module, target, name in shape["private imports across layers"]:
         print(f"  {module} <- {target}.{name}")
-    print(f"front-end modules imported by the kernel layers: "
-          f"{len(shape['front end imported by kernels'])}")
-    for module, target in shape["front end imported by kernels"]:
+    print(f"front-end modules imported by the layers below it (interface, kernels, core): "
+          f"{len(shape['front end imported below it'])}")
+    for module, target in shape["front end imported below it"]:
         print(f"  {module} <- {target}")
 
 
