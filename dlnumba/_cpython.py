@@ -57,8 +57,8 @@ def interpreter():
 def layout_problem(buffer_layout=PyBuffer, find_offset=slot_offset):
     """What keeps dlnumba's C-level code from this interpreter, or None: checked with
     ``buffer_layout`` (a ctypes structure of ``Py_buffer``) against a bytes object's buffer,
-    and with ``find_offset`` (:func:`slot_offset`) against a class of two slots. Each pointer
-    is followed only once the fields that locate it have matched."""
+    and with ``find_offset`` (:func:`slot_offset`) against a class of two slots. The
+    ``Py_buffer``'s pointers are followed only once the fields before them have matched."""
     if sys.implementation.name != "cpython":
         return "it is not CPython: dlnumba writes CPython's C structures"
     if POINTER != 8:
