@@ -57,8 +57,8 @@ def _swapped(fields, first, second):
 
 def test_the_interpreter_s_layout_is_checked_and_one_that_differs_refused():
     """The C layouts the builtins write pass their check here; a Py_buffer or a slot offset
-    that is not where the code would write it is refused, with the interpreter named, before
-    any pointer it locates is followed."""
+    that is not where the code would write it is refused, with the interpreter named, and
+    without a crash: a field that locates a pointer is checked before the pointer is read."""
     assert _cpython.layout_problem() is None
     assert _cpython.interpreter().startswith(f"cpython {sys.version.split()[0]} (64-bit")
     fields = _cpython.PyBuffer._fields_
