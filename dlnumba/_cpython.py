@@ -11,10 +11,11 @@ that read it wrongly would crash.
 
 import ctypes
 import sys
-import sysconfig
 
 POINTER = ctypes.sizeof(ctypes.c_void_p)
 OBJECT_HEAD = object.__basicsize__  # PyObject_HEAD: an object's own fields follow it
+# PEP 703's ABI flag: no import of sysconfig and its build variables at every import
+FREE_THREADED = "t" in getattr(sys, "abiflags", "")
 
 
 class PyBuffer(ctypes.Structure):
@@ -49,7 +50,7 @@ def slot_offset(cls, name):
 
 def interpreter():
     """This interpreter, in words: implementation, version, build and platform."""
-    threading = "free-threaded" if sysconfig.get_config_var("Py_GIL_DISABLED") else "with GIL"
+    threading = "free-threaded" if FREE_THREADED else "with GIL"
     return (f"{sys.implementation.name} {sys.version.split()[0]} ({8 * POINTER}-bit, "
             f"{threading}) on {sys.platform}")
 
@@ -63,7 +64,7 @@ def layout_problem(buffer_layout=PyBuffer, find_offset=slot_offset):
         return "it is not CPython: dlnumba writes CPython's C structures"
     if POINTER != 8:
         return "it is not 64-bit: dlnumba's C-level code holds pointers in 64-bit words"
-    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+    if FREE_THREADED:
         return "it is free-threaded: dlnumba's C-level code relies on the GIL"
     if sys.platform == "win32":
         return "it is not a POSIX platform: dlnumba's kernels call clock_gettime"
