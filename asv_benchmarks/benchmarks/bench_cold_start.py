@@ -12,8 +12,14 @@ directory and measures the second run. NumPy compiles nothing, so for it the two
   deadline (800 ms) and examples, cold: the tests that fail (a warm run fails none, so these
   are deadline failures) and the wall time over a warm run's.
 
+- ``TrackFirstResults``: the script :data:`FIRST_RESULTS` imports the library and makes a
+  newcomer's 16 first calls on float32 (issue 39's first results), cold: the seconds of both
+  together.
+
 ``cd asv_benchmarks && python -m benchmarks.bench_cold_start`` prints the cold and warm numbers
-of the first two for dlnumba.
+of ``TrackFirstCalls`` for dlnumba; ``python -m benchmarks.bench_cold_start first [ROUNDS
+[LIBRARY ...]]`` prints ``TrackFirstResults``' for each library (default: 3 rounds of all four),
+the libraries taking turns so that a busy machine slows them alike.
 """
 
 import json
@@ -29,16 +35,13 @@ from ._common import namespace
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _ROOT = os.path.dirname(os.path.dirname(_HERE))
 
+IMPORTS = {"dlnumba": "import dlnumba as xp", "numpy": "import numpy as xp",
+           "torch": "import array_api_compat.torch as xp", "jax": "import jax.numpy as xp"}
+
 SCRIPT = r"""
 import json, sys, time
 started = time.perf_counter()
-LIBRARY = sys.argv[1]
-if LIBRARY == "dlnumba":
-    import dlnumba as xp
-elif LIBRARY == "numpy":
-    import numpy as xp
-else:
-    import array_api_compat.torch as xp
+exec(sys.argv[1])
 imported = time.perf_counter()
 seconds = {}
 
@@ -76,15 +79,41 @@ print(json.dumps({"import": imported - started, "calls": seconds,
                   "numba imported": "numba" in sys.modules}))
 """
 
+FIRST_RESULTS = r"""
+import json, sys, time
+started = time.perf_counter()
+exec(sys.argv[1])
+imported = time.perf_counter()
+x = xp.asarray([[3.0, -1.0, 2.0], [6.0, 5.0, -4.0]], dtype=xp.float32)
+y = x + 1
+xp.exp(x)
+xp.sum(x, axis=0)
+xp.mean(x)
+x @ xp.matrix_transpose(x)
+x[x > 0]
+xp.sort(x)
+xp.argmax(x)
+xp.astype(x, xp.int32)
+xp.where(x > 2, x, y)
+xp.concat([x, y])
+xp.cumulative_sum(x, axis=1)
+xp.unique_values(x)
+xp.max(x, axis=1)
+float(xp.sum(xp.sqrt(xp.abs(x))))
+print(json.dumps({"import": imported - started,
+                  "calls": {"16 first calls": time.perf_counter() - imported},
+                  "numba imported": "numba" in sys.modules}))
+"""
 
-def run_script(library, cache):
-    """The report of :data:`SCRIPT` in a new process with a ``cold`` or ``warm`` cache (and
-    Python's bytecode cache written, as a user's would be)."""
+
+def run_script(library, cache, script=SCRIPT):
+    """The report of ``script`` (:data:`SCRIPT` or :data:`FIRST_RESULTS`) in a new process with
+    a ``cold`` or ``warm`` cache (and Python's bytecode cache written, as a user's would be)."""
     with tempfile.TemporaryDirectory() as cache_dir, tempfile.TemporaryDirectory() as spare:
-        command = [sys.executable, "-c", SCRIPT, library]
+        command = [sys.executable, "-c", script, IMPORTS[library]]
         environment = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
         environment.pop("PYTHONDONTWRITEBYTECODE", None)
-        subprocess.run([sys.executable, "-c", f"import {library}"], check=True, timeout=600,
+        subprocess.run([sys.executable, "-c", IMPORTS[library]], check=True, timeout=600,
                        env=dict(environment, NUMBA_CACHE_DIR=spare))  # writes the bytecode
         for _ in range(2 if cache == "warm" else 1):
             out = subprocess.run(command, capture_output=True, text=True, env=environment,
@@ -123,6 +152,20 @@ class TrackFirstCalls:
         return max(self.report["calls"].values())
 
 
+class TrackFirstResults:
+    params = ["dlnumba", "numpy", "torch", "jax"]
+    param_names = ("library",)
+    timeout = 600
+    unit = "seconds"
+
+    def setup(self, library):
+        _available(library)
+        self.report = run_script(library, "cold", FIRST_RESULTS)
+
+    def track_first_results(self, library):
+        return self.report["import"] + sum(self.report["calls"].values())
+
+
 def _conformance(cache_dir):
     """Failed tests and wall seconds of array-api-tests with its default deadline."""
     runner = os.path.join(os.environ.get("ARRAY_API_TESTS",
@@ -155,7 +198,20 @@ class TrackConformance:
         return results["cold_over_warm"]
 
 
-if __name__ == "__main__":
+def _print_first_results(rounds, libraries):
+    for _ in range(rounds):
+        for library in libraries:
+            report = run_script(library, "cold", FIRST_RESULTS)
+            calls = sum(report["calls"].values())
+            print(f"{library:8} import {report['import']:.3f} s, 16 calls {calls:.3f} s, "
+                  f"first results {report['import'] + calls:.3f} s"
+                  f"{', Numba imported' if report['numba imported'] else ''}", flush=True)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["first"]:
+    _print_first_results(int(sys.argv[2]) if len(sys.argv) > 2 else 3,
+                         sys.argv[3:] or list(IMPORTS))
+elif __name__ == "__main__":
     for cache in ("cold", "warm"):
         report = run_script("dlnumba", cache)
         calls = report["calls"]
