@@ -17,16 +17,18 @@ from .._memory import allocate_host as allocate, numpy_view
 from ..shared.tags import TAGS, UNITS
 from . import creation, indexing, searching
 from .copy import copy_array
+from .arg_reduction import arg_reduce_array
 from .elementwise import apply_elementwise, elementwise_job
-from .reduction import arg_reduce_array, reduce_array, reduce_job, scan_array
+from .reduction import reduce_array, reduce_job
+from .scan import scan_array
 from .sorting import key_layout
 from .threads import (PARALLEL_BYTES, PIECE, PIECES, RUNNER_WORDS, THREADS, WORD, pieces_state,
                       run_in_parallel, run_pieces)
 from .transfer import _typed_pointer
 from .walk import Direct, compile_call, compile_run
 
-# The unit tags as dtypes: a compiled function unboxes a dtype for nothing, an array for about
-# 0.06 us; the kernels read only its dtype.
+# The unit tags as dtypes: a compiled function unboxes a dtype for nothing and an array at a
+# cost; the kernels read only its dtype.
 _UNITS = {size: tag.dtype for size, tag in UNITS.items()}
 
 _INT64 = np.dtype(np.int64)
@@ -72,10 +74,9 @@ def take(src_address, size, stride, index_address, count, dst_address, itemsize)
         return _take_function(itemsize)(src_address, size, stride, index_address, count,
                                         dst_address)
     state = pieces_state(_take_piece(itemsize), PIECES, [
-        src_address, size, stride, index_address, count, dst_address,
-        *[-1] * PIECES])
+        src_address, size, stride, index_address, count, dst_address, *[-1] * PIECES])
     run_pieces(state)
-    found = state[RUNNER_WORDS + 6:]
+    found = state[RUNNER_WORDS + _FOUND:]
     return next((count * k // PIECES + int(bad) for k, bad in enumerate(found)
                  if bad >= 0), -1)
 
@@ -146,21 +147,26 @@ def _take_function(itemsize):
     return compile_call(take, 6, "ssize")
 
 
+# The words of a large take's pieces (_take_piece), after the runner's: take's first six
+# arguments, then one word per piece for the position, in the piece, of its first index outside
+# [-size, size) (or -1).
+_SRC, _SIZE, _STRIDE, _INDEX, _COUNT, _DST, _FOUND = range(7)
+
+
 @functools.cache
 def _take_piece(itemsize):
     """The address of ``piece(words, k)`` (:func:`.threads.pieces_state`) that runs the ``k``-th
-    of a large take's ``PIECES`` pieces. ``words`` are :func:`take`'s first six arguments,
-    then one word per piece for the position, in the piece, of its first index outside
-    ``[-size, size)`` (or -1)."""
+    of a large take's ``PIECES`` pieces (``words``: ``_SRC`` to ``_FOUND``)."""
     unit, index_unit = _UNITS[itemsize], _UNITS[8]
     pieces = PIECES  # a closure value: a cached or shipped piece is keyed by it
 
     def piece(words_address, k):
-        words = carray(_typed_pointer(words_address, WORD), 6 + pieces)
-        count = words[4]
+        words = carray(_typed_pointer(words_address, WORD), _FOUND + pieces)
+        count = words[_COUNT]
         start, end = count * k // pieces, count * (k + 1) // pieces
-        words[6 + k] = indexing.take(words[0], words[1], words[2], words[3] + 8 * start,
-                                     end - start, words[5] + itemsize * start, unit, index_unit)
+        words[_FOUND + k] = indexing.take(
+            words[_SRC], words[_SIZE], words[_STRIDE], words[_INDEX] + 8 * start, end - start,
+            words[_DST] + itemsize * start, unit, index_unit)
 
     return compile_run(piece, PIECE)
 

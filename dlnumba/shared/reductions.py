@@ -43,6 +43,8 @@ def combine(op, a, b):
 
 @overload(combine, jit_options={"error_model": "numpy"})
 def _combine_overload(op, a, b):
+    if not isinstance(a, (types.Number, types.Boolean)):
+        return None  # a vector's (kernels.vectors)
     # Written out, not called, where the scalar operation is one instruction: LLVM vectorizes
     # these loops.
     name, operation = op_name(op), OPERATIONS[op_name(op)][0]
