@@ -26,6 +26,23 @@ from ._shipped import c_function
 
 LEGACY_HEADER = struct.Struct("<QiiiBBHQQQQQ")  # DLManagedTensor, 64 bytes
 VERSIONED_HEADER = struct.Struct("<IIQQQQiiiBBHQQQ")  # DLManagedTensorVersioned, 80 bytes
+# The same structs of dlpack.h as NumPy sees them (C alignment): the compiled code below reads
+# and writes their fields at these offsets.
+DL_TENSOR = np.dtype([("data", np.uint64), ("device_type", np.int32), ("device_id", np.int32),
+                      ("ndim", np.int32), ("code", np.uint8), ("bits", np.uint8),
+                      ("lanes", np.uint16), ("shape", np.uint64), ("strides", np.uint64),
+                      ("byte_offset", np.uint64)], align=True)
+DL_MANAGED_TENSOR = np.dtype([("dl_tensor", DL_TENSOR), ("manager_ctx", np.uint64),
+                              ("deleter", np.uint64)], align=True)
+DL_MANAGED_TENSOR_VERSIONED = np.dtype([
+    ("major", np.uint32), ("minor", np.uint32), ("manager_ctx", np.uint64),
+    ("deleter", np.uint64), ("flags", np.uint64), ("dl_tensor", DL_TENSOR)], align=True)
+_DATA, _DEVICE_TYPE, _DEVICE_ID, _NDIM, _CODE, _BITS, _LANES, _SHAPE, _STRIDES, \
+    _BYTE_OFFSET = (DL_TENSOR.fields[name][1] for name in DL_TENSOR.names)
+_LEGACY_TENSOR, _LEGACY_CONTEXT, _LEGACY_DELETER = (
+    DL_MANAGED_TENSOR.fields[name][1] for name in DL_MANAGED_TENSOR.names)
+_MAJOR, _MINOR, _VERSIONED_CONTEXT, _VERSIONED_DELETER, _FLAGS, _VERSIONED_TENSOR = (
+    DL_MANAGED_TENSOR_VERSIONED.fields[name][1] for name in DL_MANAGED_TENSOR_VERSIONED.names)
 
 
 _voidptr, _intp, _int32 = types.voidptr, types.intp, types.int32
@@ -160,13 +177,13 @@ def _release_export(managed, context_offset):
 @_on_first_use(types.void(_voidptr))
 def delete_legacy_export(managed):
     """``DLManagedTensor.deleter`` of our exports: drop the array reference, free the struct."""
-    _release_export(managed, 48)
+    _release_export(managed, _LEGACY_CONTEXT)
 
 
 @_on_first_use(types.void(_voidptr))
 def delete_versioned_export(managed):
     """``DLManagedTensorVersioned.deleter`` of our exports."""
-    _release_export(managed, 8)
+    _release_export(managed, _VERSIONED_CONTEXT)
 
 
 # ---- capsule destructors: each runs the tensor's deleter if the capsule still owns it ----
@@ -184,26 +201,29 @@ def _run_deleter(managed, deleter_offset):
 def destroy_legacy_capsule(capsule):
     """Destructor of the ``dltensor`` capsules we export: free them if never consumed."""
     if _PyCapsule_IsValid(capsule, _cstr("dltensor")):
-        _run_deleter(_PyCapsule_GetPointer(capsule, _cstr("dltensor")), 56)
+        _run_deleter(_PyCapsule_GetPointer(capsule, _cstr("dltensor")), _LEGACY_DELETER)
 
 
 @_on_first_use(types.void(_voidptr))
 def destroy_versioned_capsule(capsule):
     """Destructor of the ``dltensor_versioned`` capsules we export."""
     if _PyCapsule_IsValid(capsule, _cstr("dltensor_versioned")):
-        _run_deleter(_PyCapsule_GetPointer(capsule, _cstr("dltensor_versioned")), 16)
+        _run_deleter(_PyCapsule_GetPointer(capsule, _cstr("dltensor_versioned")),
+                     _VERSIONED_DELETER)
 
 
 @_on_first_use(types.void(_voidptr))
 def release_legacy_import(capsule):
     """Destructor of the owner of an imported ``DLManagedTensor``: run the producer's deleter."""
-    _run_deleter(_PyCapsule_GetPointer(capsule, _cstr("dlnumba.imported_dltensor")), 56)
+    _run_deleter(_PyCapsule_GetPointer(capsule, _cstr("dlnumba.imported_dltensor")),
+                 _LEGACY_DELETER)
 
 
 @_on_first_use(types.void(_voidptr))
 def release_versioned_import(capsule):
     """Destructor of the owner of an imported ``DLManagedTensorVersioned``."""
-    _run_deleter(_PyCapsule_GetPointer(capsule, _cstr("dlnumba.imported_dltensor_versioned")), 16)
+    _run_deleter(_PyCapsule_GetPointer(capsule, _cstr("dlnumba.imported_dltensor_versioned")),
+                 _VERSIONED_DELETER)
 
 
 # ---- export: one allocation holding the struct, the shape and the strides ----
@@ -216,9 +236,9 @@ def _make_capsule(owner, template, nbytes, ndim, versioned, destructor):
     _memcpy(managed, template, nbytes)
     base = _address(managed)
     shape = base + nbytes - 16 * ndim
-    shape_field = base + 56 if versioned else base + 24
-    _store_word(shape_field, shape)
-    _store_word(shape_field + 8, shape + 8 * ndim)
+    tensor = base + (_VERSIONED_TENSOR if versioned else _LEGACY_TENSOR)
+    _store_word(tensor + _SHAPE, shape)
+    _store_word(tensor + _STRIDES, shape + 8 * ndim)
     _Py_IncRef(owner)
     if versioned:
         capsule = _PyCapsule_New(managed, _cstr("dltensor_versioned"), destructor)
@@ -240,6 +260,10 @@ REPORT = struct.Struct("<4qQ7qQQq")  # flags, byte_offset and data are unsigned
 REPORT_FIELDS = ("status", "address", "ndim", "dtype_index", "flags", "major", "minor",
                  "device_type", "device_id", "code", "bits", "lanes", "byte_offset", "data",
                  "axis")
+# The byte offsets of the report's words, in the order of REPORT_FIELDS.
+_R_STATUS, _R_ADDRESS, _R_NDIM, _R_DTYPE_INDEX, _R_FLAGS, _R_MAJOR, _R_MINOR, _R_DEVICE_TYPE, \
+    _R_DEVICE_ID, _R_CODE, _R_BITS, _R_LANES, _R_BYTE_OFFSET, _R_DATA, _R_AXIS = range(
+        0, 8 * len(REPORT_FIELDS), 8)
 _REPORT_BYTES = REPORT.size
 _LIMIT = 2**62  # sizes, strides and offsets in bytes stay below this: no int64 overflow
 
@@ -258,8 +282,8 @@ def _at(typingctx, address, kind):
 @njit
 def _report(report, status, axis):
     """Write a status and the axis it concerns (or -1) to the report."""
-    _store_word(report, status)
-    _store_word(report + 14 * 8, axis)
+    _store_word(report + _R_STATUS, status)
+    _store_word(report + _R_AXIS, axis)
 
 
 @njit
@@ -267,21 +291,22 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
     """Check a DLTensor and fill the report (but its status); return the status and the axis
     it concerns (or -1). The statuses are returned, not passed to a helper: Numba would compile
     the helper once for each constant."""
-    data = _load_word(tensor)
-    device_type, device_id = _at(tensor + 8, np.int32)[0], _at(tensor + 12, np.int32)[0]
-    ndim = _at(tensor + 16, np.int32)[0]
-    code, bits = _at(tensor + 20, np.uint8)[0], _at(tensor + 21, np.uint8)[0]
-    lanes = _at(tensor + 22, np.uint16)[0]
-    shape, strides = _load_word(tensor + 24), _load_word(tensor + 32)
-    byte_offset = _load_word(tensor + 40)
-    _store_word(report + 2 * 8, ndim)
-    _store_word(report + 7 * 8, device_type)
-    _store_word(report + 8 * 8, device_id)
-    _store_word(report + 9 * 8, code)
-    _store_word(report + 10 * 8, bits)
-    _store_word(report + 11 * 8, lanes)
-    _store_word(report + 12 * 8, byte_offset)
-    _store_word(report + 13 * 8, data)
+    data = _load_word(tensor + _DATA)
+    device_type = _at(tensor + _DEVICE_TYPE, np.int32)[0]
+    device_id = _at(tensor + _DEVICE_ID, np.int32)[0]
+    ndim = _at(tensor + _NDIM, np.int32)[0]
+    code, bits = _at(tensor + _CODE, np.uint8)[0], _at(tensor + _BITS, np.uint8)[0]
+    lanes = _at(tensor + _LANES, np.uint16)[0]
+    shape, strides = _load_word(tensor + _SHAPE), _load_word(tensor + _STRIDES)
+    byte_offset = _load_word(tensor + _BYTE_OFFSET)
+    _store_word(report + _R_NDIM, ndim)
+    _store_word(report + _R_DEVICE_TYPE, device_type)
+    _store_word(report + _R_DEVICE_ID, device_id)
+    _store_word(report + _R_CODE, code)
+    _store_word(report + _R_BITS, bits)
+    _store_word(report + _R_LANES, lanes)
+    _store_word(report + _R_BYTE_OFFSET, byte_offset)
+    _store_word(report + _R_DATA, data)
     if ndim < 0 or ndim > ndim_limit:
         return BAD_NDIM, -1
     if ndim > 0 and shape == 0:
@@ -291,7 +316,7 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
         dtype_index = _at(dtype_table + code * 17 + bits // 8, np.int8)[0]
     if dtype_index < 0:
         return BAD_DTYPE, -1
-    _store_word(report + 3 * 8, dtype_index)
+    _store_word(report + _R_DTYPE_INDEX, dtype_index)
     # kDLCPU:0; kDLCUDA devices dlnumba can use; pinned (kDLCUDAHost) and managed
     # (kDLCUDAManaged) memory, which the host reads in place whatever the device id.
     if not ((device_type == 1 and device_id == 0)
@@ -349,7 +374,7 @@ def _validate(tensor, report, ndim_limit, cuda_devices, dtype_table):
     if base < data or base + low < (0 if empty else 1) or \
             high + itemsize > 0x7FFFFFFFFFFFFFFF - base:
         return BAD_ADDRESS, -1
-    _store_word(report + 8, base)
+    _store_word(report + _R_ADDRESS, base)
     return OK, -1
 
 
@@ -370,15 +395,16 @@ def _import_tensor(capsule, none, report, ndim_limit, cuda_devices, dtype_table,
     out = _address(report)
     if _PyCapsule_IsValid(capsule, _cstr("dltensor_versioned")):
         managed = _address(_PyCapsule_GetPointer(capsule, _cstr("dltensor_versioned")))
-        major, minor = _at(managed, np.uint32)[0], _at(managed + 4, np.uint32)[0]
-        _store_word(out + 5 * 8, major)
-        _store_word(out + 6 * 8, minor)
+        major = _at(managed + _MAJOR, np.uint32)[0]
+        minor = _at(managed + _MINOR, np.uint32)[0]
+        _store_word(out + _R_MAJOR, major)
+        _store_word(out + _R_MINOR, minor)
         if major != 1:  # another ABI: no other field may be read
             _report(out, np.int64(BAD_VERSION), np.int64(-1))
             _Py_IncRef(none)
             return none
-        _store_word(out + 4 * 8, _load_word(managed + 24))
-        status, axis = _validate(managed + 32, out, ndim_limit, cuda_devices,
+        _store_word(out + _R_FLAGS, _load_word(managed + _FLAGS))
+        status, axis = _validate(managed + _VERSIONED_TENSOR, out, ndim_limit, cuda_devices,
                                  _address(dtype_table))
         _report(out, status, axis)
         if status == OK:
@@ -387,9 +413,10 @@ def _import_tensor(capsule, none, report, ndim_limit, cuda_devices, dtype_table,
                           _cstr("dlnumba.imported_dltensor_versioned"), release_versioned)
     elif _PyCapsule_IsValid(capsule, _cstr("dltensor")):
         managed = _address(_PyCapsule_GetPointer(capsule, _cstr("dltensor")))
-        for i in range(4, 7):
-            _store_word(out + i * 8, 0)
-        status, axis = _validate(managed, out, ndim_limit, cuda_devices, _address(dtype_table))
+        for field in (_R_FLAGS, _R_MAJOR, _R_MINOR):
+            _store_word(out + field, 0)
+        status, axis = _validate(managed + _LEGACY_TENSOR, out, ndim_limit, cuda_devices,
+                                 _address(dtype_table))
         _report(out, status, axis)
         if status == OK:
             return _adopt(capsule, managed, _cstr("dltensor"), _cstr("used_dltensor"),

@@ -6,15 +6,17 @@ still owns it). A good one imports with the right values, and its deleter runs e
 when the last dlnumba view of it is gone.
 """
 
+import ctypes
 import gc
 
 import numpy as np
 import pytest
 
 import dlnumba as xp
+from dlnumba import _capi
 
-from dlpack_forge import (IS_COPIED, READ_ONLY, Forged, capsule_name, capsule_named, kDLCUDA,
-                          kDLROCM)
+from dlpack_forge import (IS_COPIED, READ_ONLY, DLManagedTensor, DLManagedTensorVersioned,
+                          DLTensor, Forged, capsule_name, capsule_named, kDLCUDA, kDLROCM)
 
 KINDS = [pytest.param(False, id="legacy"), pytest.param(True, id="versioned")]
 NAMES = {False: "dltensor", True: "dltensor_versioned"}
@@ -26,6 +28,34 @@ def collect():
 
 def base(dtype=np.int32):
     return np.arange(6, dtype=dtype).reshape(2, 3)
+
+
+def test_the_compiled_import_reads_dlpack_h_s_fields_where_c_puts_them():
+    """dlnumba's structs of dlpack.h (NumPy dtypes, whose offsets the compiled code uses, and
+    the packed headers of its exports) against ctypes' layout of the C structs."""
+    def offsets(struct):
+        found = {}
+        for name, kind in struct._fields_:
+            field = getattr(struct, name)
+            if hasattr(kind, "_fields_"):
+                found.update({inner: field.offset + at for inner, at in offsets(kind).items()})
+            found[name] = field.offset
+        return found
+
+    for ours, theirs, header in (
+            (_capi.DL_TENSOR, DLTensor, None),
+            (_capi.DL_MANAGED_TENSOR, DLManagedTensor, _capi.LEGACY_HEADER),
+            (_capi.DL_MANAGED_TENSOR_VERSIONED, DLManagedTensorVersioned,
+             _capi.VERSIONED_HEADER)):
+        assert ours.itemsize == ctypes.sizeof(theirs)
+        if header is not None:
+            assert header.size == ours.itemsize
+        expected = offsets(theirs)
+        for name, (_, offset) in ours.fields.items():
+            assert offset == expected[name], (theirs.__name__, name)
+        for kind, offset in ours.fields.values():
+            for inner, (_, at) in (kind.fields or {}).items():
+                assert offset + at == expected[inner], (theirs.__name__, inner)
 
 
 # ---- valid forged tensors ----

@@ -211,18 +211,25 @@ def _layout_run_function(kernel_index, signature_dtype):
     return run
 
 
+# The words of a large call's pieces (_piece), after the runner's: the pieces' table, the plan's
+# ndim, the address of its layout_run, then the operands' base addresses. A row of the table:
+# the address of the piece's layout, then the operands' byte offsets.
+_TABLE, _NDIM, _LAYOUT_RUN, _BASES = range(4)
+_OPERANDS = 3
+_ROW_LAYOUT, _ROW_OFFSETS = 0, 1
+_ROW_WORDS = _ROW_OFFSETS + _OPERANDS
+
+
 def _piece(words_address, k):
-    """``piece(words, k)`` (:func:`.threads.pieces_state`) of a large elementwise call:
-    ``words`` are the address of the pieces' table, the plan's ndim, the address of its
-    :func:`layout_run`, then the operands' base addresses; the table's row ``k`` is the address
-    of the piece's layout and the operands' byte offsets."""
-    words = carray(_typed_pointer(words_address, WORD), 6)
-    row = carray(_typed_pointer(words[0] + 32 * k, WORD), 4)
-    call_function(words[2], (row[0], words[1], words[3] + row[1], words[4] + row[2],
-                             words[5] + row[3]))
+    """``piece(words, k)`` (:func:`.threads.pieces_state`) of a large elementwise call
+    (``words``: ``_TABLE`` to ``_BASES``)."""
+    words = carray(_typed_pointer(words_address, WORD), _BASES + _OPERANDS)
+    row = carray(_typed_pointer(words[_TABLE] + 8 * _ROW_WORDS * k, WORD), _ROW_WORDS)
+    call_function(words[_LAYOUT_RUN], (
+        row[_ROW_LAYOUT], words[_NDIM], words[_BASES] + row[_ROW_OFFSETS],
+        words[_BASES + 1] + row[_ROW_OFFSETS + 1], words[_BASES + 2] + row[_ROW_OFFSETS + 2]))
 
 
-_BASES = RUNNER_WORDS + 3  # where a large call's state holds its operands' base addresses
 _piece_address = functools.cache(lambda: compile_run(_piece, PIECE))
 
 
@@ -287,22 +294,25 @@ class _ElementwiseJob:
     def call_pieces(self, *addresses):
         """Run the call in pieces on the engine's threads (a job that is ``parallel``)."""
         state = self.state.copy()
-        state[_BASES:_BASES + len(addresses)] = addresses
+        state[RUNNER_WORDS + _BASES:RUNNER_WORDS + _BASES + len(addresses)] = addresses
         run_pieces(state)
 
     def _pieces_state(self):
         parts = self.plan.split(PIECES)
         layouts = np.empty((len(parts), *self.layout.shape), np.int64)
-        table = np.zeros((len(parts), 4), np.int64)
+        table = np.zeros((len(parts), _ROW_WORDS), np.int64)
         for k, (offsets, shape) in enumerate(parts):
             layouts[k] = self.layout
             layouts[k, 0] = shape
-            table[k, 0] = layouts[k].ctypes.data
-            table[k, 1:1 + len(offsets)] = [start + offset * size for start, offset, size
-                                            in zip(self.starts, offsets, self.sizes)]
+            table[k, _ROW_LAYOUT] = layouts[k].ctypes.data
+            table[k, _ROW_OFFSETS:_ROW_OFFSETS + len(offsets)] = [
+                start + offset * size
+                for start, offset, size in zip(self.starts, offsets, self.sizes)]
         self.pieces = (layouts, table)  # kept alive: the state has their addresses
-        return pieces_state(_piece_address(), len(parts), [
-            table.ctypes.data, self.layout.shape[1], self._layout_run(), 0, 0, 0])
+        words = [0] * (_BASES + _OPERANDS)
+        words[_TABLE], words[_NDIM] = table.ctypes.data, self.layout.shape[1]
+        words[_LAYOUT_RUN] = self._layout_run()
+        return pieces_state(_piece_address(), len(parts), words)
 
 
 class _CastJob:
