@@ -225,7 +225,7 @@ def _dtype_table():
 
 
 _DTYPE_TABLE = _dtype_table()
-_CUDA = int(DLDeviceType.kDLCUDA)  # an enum member's lookup costs 0.1 us
+_CUDA = int(DLDeviceType.kDLCUDA)  # an int: an enum member's lookup costs a call
 _REPORT_HEAD = struct.Struct("<4qQ4q")  # REPORT's first words, to the device id
 _NDIM_WORD, _FLAGS_WORD = map(_capi.REPORT_FIELDS.index, ("ndim", "flags"))
 # The head, then the shape and strides that follow REPORT, for each ndim: one unpack.

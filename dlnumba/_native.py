@@ -78,7 +78,7 @@ def compile_functions(name, build):
 def jit_engine():
     """The MCJIT engine of these functions, for the host's CPU."""
     return new_engine(cpu=llvm.get_host_cpu_name(), codemodel="jitdefault", jit=True,
-                      opt=0)  # twice as fast to compile, and these few instructions run no slower
+                      opt=0)  # quicker to compile, and these few instructions run no slower
 
 
 def new_engine(**machine):
@@ -310,7 +310,7 @@ def c_caller(count, result, optional=0, release=True):
     takes ``count`` ints (``intptr_t``; the last ``optional`` ones 0 where left out) and returns
     nothing (``result="none"``: the call returns None) or an ``intptr_t`` (``"ssize"``: an int).
     The function must not touch Python objects. The GIL is released during the call, unless
-    not ``release``: for work smaller than releasing and taking back the GIL (about 30 ns).
+    not ``release``: for work smaller than releasing and taking back the GIL.
     One builtin serves every function of a signature (pass ``functools.partial(call,
     address)``); the signatures are those of ``CALLER_SIGNATURES``."""
     try:
@@ -403,7 +403,7 @@ def _make_core_builtins():
                      [library]),
             _builtin(address("dlnumba_copy_memory"), "copy_memory", _METH_FASTCALL,
                      "copy_memory(destination, source, nbytes): memmove between addresses "
-                     "(ctypes.memmove takes 0.5 us more).", []))
+                     "(without ctypes.memmove's conversions).", []))
 
 
 buffer_address, copy_memory = _make_core_builtins()

@@ -111,8 +111,8 @@ def matmul(x1, offsets1, x2, offsets2, out, m, k, n, tag):
                  result[b])
 
 
-# Products of at most this many multiply-adds (about 0.3 us) keep the GIL: releasing and taking
-# it back would cost more than the work frees for other threads.
+# Products of at most this many multiply-adds keep the GIL: releasing and taking it back would
+# cost more than the work frees for other threads.
 HELD_GIL_PRODUCT = 4096
 
 

@@ -38,9 +38,8 @@ _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
 # merging: 32 uint8, 64 int16, 128 int32, 256 float64).
 _RADIX = 32
 _NO_ORDER = np.empty(0, np.int64)  # a sort of values sorts its keys without positions
-# Radix sorts move keys by digits of at most 9 bits (a pass of 4M keys by 10 or 11 bits took
-# twice as long or more), a long row's by one of up to 10 bits where that saves a pass
-# (measured).
+# Radix sorts move keys by digits of at most 9 bits (wider digits' counts leave the cache), a
+# long row's by one of up to 10 bits where that saves a pass (measured).
 _DIGIT, _ONE_PASS = 9, 10
 _COUNTS = 8 << _DIGIT  # a radix sort's buckets: 64-bit keys take 8 passes
 _COUNTED = 16  # a long row of values whose keys differ in this many bits or fewer is counted
@@ -184,7 +183,7 @@ def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare
     top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
     infinity, zero_bits = codec[0], codec[3]
     nans = negatives = zeros = signed_zeros = np.int64(0)  # not literals: see sort_rows
-    for i in range(n):  # encode_piece's loop: a function of its own compiled 0.4 s longer
+    for i in range(n):  # encode_piece's loop: a function of its own took longer to compile
         bits = np.uint64(src[s + i * src_step])
         nan = bits & ~top > infinity
         zero = bits & zero_bits == 0
@@ -340,8 +339,8 @@ def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summ
 
 @njit(inline="always")
 def _digit(key, least, shift, mask):
-    """A key's digit, unsigned: Numba checks signed indices for wrapping around, which made
-    the passes of :func:`sort_row` half as fast again."""
+    """A key's digit, unsigned: Numba checks signed indices for wrapping around, which slowed
+    the passes of :func:`sort_row`."""
     return ((np.uint64(key) - least) >> shift) & mask
 
 

@@ -38,8 +38,8 @@ def _thread_count():
 
 
 # Both cores pay off for tiled transposes and for float16/bfloat16 conversions; a streaming
-# copy or cast is bound by memory bandwidth, which one core saturates here (a second measured
-# 5-8% slower), so it stays on one thread.
+# copy or cast is bound by memory bandwidth, which one core saturates here (a second one made
+# it slower), so it stays on one thread.
 PARALLEL_BYTES = 1 << 21
 # Below this many elements, calls run the small-array engine (.walk), which compiles in a
 # fraction of the time of the vectorized kernels and is as quick where the call's overhead rules.

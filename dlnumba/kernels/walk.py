@@ -92,7 +92,7 @@ def _walk(run, layout, a0, a1, a2):
 
 
 # Work on fewer elements (or multiply-adds) than this keeps the GIL, as NumPy's does: releasing
-# and taking it back costs about 30 ns, more than the work frees for other threads.
+# and taking it back costs more than the work frees for other threads.
 HELD_GIL_WORK = 512
 
 
