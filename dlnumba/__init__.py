@@ -49,7 +49,6 @@ from ._statistical_functions import (
 from ._utility_functions import all, any, diff
 from . import fft
 from . import linalg
-from ._arguments import on_host_namespace
 
 from ._version import __version__ as __version__
 
@@ -112,19 +111,3 @@ __all__ = [
     "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod",
     "nanstd", "nansum", "nanvar", "pad",
 ]
-
-# Functions with kernels on every device; the others have host kernels only, and arrays on a
-# CUDA device make a round trip through host memory (see _arguments.on_host).
-_ON_ANY_DEVICE = {
-    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "ones",
-    "ones_like", "to_dlpack", "zeros", "zeros_like", "astype", "can_cast", "finfo", "iinfo",
-    "isdtype", "result_type", "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat",
-    "expand_dims", "flip", "matrix_transpose", "moveaxis", "permute_dims", "reshape", "squeeze",
-    "stack", "unstack", "roll", "tile", "meshgrid", "take", "take_along_axis", "sum", "prod",
-    "max", "min", "mean", "var", "std", "all", "any", "argmax", "argmin", "count_nonzero",
-    "cumulative_prod", "cumulative_sum", "diff", "linspace", "nonzero", "repeat", "tril", "triu",
-    "where", "is_strict", "set_strict", "strict", "nanargmax", "nanargmin", "nancumprod",
-    "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "pad",
-    *_elementwise_names,
-}
-on_host_namespace(globals(), __all__, _ON_ANY_DEVICE)

@@ -81,8 +81,8 @@ def normalize_axes(axes, ndim, name, unique=True):
 def both_on_host(x1, x2):
     """Whether ``x1`` and ``x2`` are both ndarrays on the host, where a function of a host-only
     family (see :func:`on_host`) may run its kernel without the round trip."""
-    return (type(x1) is ndarray and type(x2) is ndarray and x1._device is CPU
-            and x2._device is CPU)
+    return (type(x1) is ndarray and type(x2) is ndarray and x1._device.host_memory
+            and x2._device.host_memory)
 
 
 def on_host(function: _F) -> _F:
@@ -101,7 +101,7 @@ def on_host(function: _F) -> _F:
     @functools.wraps(function)
     def computed_on_host(*args, **kwargs):
         device = _device_of(name, args, kwargs)
-        if device is CPU:
+        if device.host_memory:
             return function(*args, **kwargs)
         args = [_to_host(value) for value in args]
         kwargs = {key: _to_host(value) for key, value in kwargs.items()}
@@ -151,13 +151,3 @@ def _to_device(result, device):
     if isinstance(result, list):
         return [_to_device(item, device) for item in result]
     return result
-
-
-def on_host_namespace(namespace, names, on_any_device):
-    """Replace each function among ``names`` in the module dict ``namespace`` by its
-    :func:`on_host` form, except those in ``on_any_device`` and those that are already."""
-    for name in names:
-        value = namespace[name]
-        if (callable(value) and not isinstance(value, type) and name not in on_any_device
-                and not getattr(value, "on_host", False)):
-            namespace[name] = on_host(value)

@@ -162,7 +162,7 @@ class ndarray(ArrayBase):
 
         Not available for bfloat16 (NumPy has no such dtype) or memory off the CPU.
         """
-        if self._dtype is bfloat16 or self._device != CPU:
+        if self._dtype is bfloat16 or not self._device.host_memory:
             raise AttributeError(f"no array interface for a {self._dtype} array on "
                                  f"{self._device}")
         storage = self._dtype.storage
@@ -192,7 +192,7 @@ class ndarray(ArrayBase):
         """What NumPy asks for when ``__array_interface__`` is absent: a bfloat16 array as an
         ``ml_dtypes.bfloat16`` view (a copy if ``copy``); refused off the CPU, so that
         ``np.asarray`` does not make an object array."""
-        if self._device != CPU:
+        if not self._device.host_memory:
             raise ValueError(f"an array on {self._device} cannot become a NumPy array; move it "
                              "first with to_device('cpu')")
         view = self._numpy().view(self._dtype.numpy)
@@ -282,7 +282,7 @@ class ndarray(ArrayBase):
 
     def _numpy(self):
         """A NumPy view of the memory; bfloat16 shows as its uint16 bits."""
-        if self._device != CPU:
+        if not self._device.host_memory:
             raise ValueError(f"the values of an array on {self._device} cannot be read on the "
                              "host; move it first with to_device('cpu')")
         if self._dtype is bfloat16:
@@ -414,12 +414,12 @@ class ndarray(ArrayBase):
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle the values, copied to the host, never the address: an array unpickled in
         another process (a Dask or Cubed worker) owns a copy, on the same device."""
-        host = self if self._device == CPU else self.to_device(CPU)
+        host = self.to_device(CPU)
         return (_unpickle, (np.array(host._numpy(), copy=True), self._dtype.name,
                             str(self._device)))
 
     def __repr__(self) -> str:
-        if self._device != CPU:  # the values are not readable from here
+        if not self._device.host_memory:  # the values are not readable from here
             return f"ndarray(shape={self._shape}, dtype={self._dtype}, device='{self._device}')"
         prefix = "ndarray("
         values = self._values()
@@ -567,7 +567,7 @@ def _unpickle(values, dtype_name, device):
     array = ndarray._new(values.__array_interface__["data"][0], values.shape,
                          tuple(s // values.itemsize for s in values.strides),
                          dtype_by_name(dtype_name), CPU, values, False)
-    return array if device == "cpu" else array.to_device(device)
+    return array.to_device(device)
 
 
 def _from_numpy(result):

@@ -25,7 +25,6 @@ import struct
 import numpy as np
 from llvmlite import ir
 
-from ._devices import CPU
 from ._dtypes import bfloat16
 from ._layout import c_contiguous
 from ._cpython import OBJECT_HEAD, POINTER, PyMemberDef
@@ -63,7 +62,7 @@ def describe(array):
         If the array is not in host memory, or is bfloat16 (no buffer format).
     """
     dtype = array._dtype
-    if array._device is not CPU or dtype is bfloat16:
+    if not array._device.host_memory or dtype is bfloat16:
         raise BufferError(f"a {dtype} array on {array._device} has no buffer: only host "
                           "arrays of a dtype with a PEP 3118 format have one")
     shape, strides, itemsize = array._shape, array._strides, dtype.itemsize

@@ -46,9 +46,15 @@ class Device:
         The kind of device.
     index : int, optional
         The device ordinal; always 0 for the CPU.
+
+    Attributes
+    ----------
+    host_memory : bool
+        Whether the host reads and writes the device's memory in place: NumPy's array
+        interface, the buffer protocol, ``@njit`` functions and printing work on its arrays.
     """
 
-    __slots__ = ("type", "index")
+    __slots__ = ("type", "index", "host_memory")
 
     def __init__(self, type: str, index: int = 0) -> None:
         if type not in _TYPE_BY_NAME:
@@ -59,6 +65,7 @@ class Device:
             raise ValueError(f"the CPU device has index 0, not {index}")
         self.type = type
         self.index = index
+        self.host_memory = type == "cpu"
 
     @property
     def dlpack(self) -> tuple[DLDeviceType, int]:

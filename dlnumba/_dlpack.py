@@ -46,7 +46,7 @@ def export(array, stream, max_version, dl_device, copy):
     synchronization, else a ``cudaStream_t``) is made to wait for it with an event, never by
     blocking the host.
     """
-    if array._device.type == "cpu":
+    if array._device.host_memory:
         if stream is not None:
             raise ValueError(f"stream must be None for an array on the CPU, not {stream!r}")
     elif stream is not None and (type(stream) is not int or stream == 0 or stream < -1):

@@ -7,7 +7,7 @@ import functools
 from typing import TYPE_CHECKING
 
 
-from ._arguments import check_array, normalize_axis
+from ._arguments import check_array, normalize_axis, on_host
 from ._array_object import check_scalar_kind, ndarray
 from ._backend import backend_of
 from ._creation_functions import full
@@ -53,6 +53,7 @@ def _rows(indices):
     return tuple(indices._view(d * count, (count,), (1,)) for d in range(ndim))
 
 
+@on_host
 def searchsorted(x1: ndarray, x2: ndarray | int | float, /, *,
                  side: Literal["left", "right"] = "left",
                  sorter: ndarray | None = None) -> ndarray:

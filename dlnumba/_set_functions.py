@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import kernels
+from ._arguments import on_host
 from ._array_object import ndarray
 from ._dtypes import INTEGER, bool as bool_, common_dtype, int64
 from ._layout import c_strides
@@ -44,6 +45,7 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: ndarray
 
 
+@on_host
 def unique_all(x: ndarray, /) -> UniqueAllResult:
     """The unique values of ``x`` (flattened, sorted), the position in ``x.reshape(-1)`` of the
     first occurrence of each, the index into ``values`` of each element of ``x`` (``x``'s
@@ -51,12 +53,14 @@ def unique_all(x: ndarray, /) -> UniqueAllResult:
     return UniqueAllResult(*_unique("unique_all", x, positions=True))
 
 
+@on_host
 def unique_counts(x: ndarray, /) -> UniqueCountsResult:
     """The unique values of ``x`` (flattened, sorted) and how often each occurs."""
     values, _, _, counts = _unique("unique_counts", x)
     return UniqueCountsResult(values, counts)
 
 
+@on_host
 def unique_inverse(x: ndarray, /) -> UniqueInverseResult:
     """The unique values of ``x`` (flattened, sorted) and the index into them of each element
     of ``x`` (an array of ``x``'s shape)."""
@@ -64,6 +68,7 @@ def unique_inverse(x: ndarray, /) -> UniqueInverseResult:
     return UniqueInverseResult(values, inverse)
 
 
+@on_host
 def unique_values(x: ndarray, /) -> ndarray:
     """The unique values of ``x`` (flattened, sorted)."""
     return _unique("unique_values", x)[0]
@@ -106,6 +111,7 @@ def _flat(x, dtype=None):
     return x._view(0, (x.size,), (1,))
 
 
+@on_host
 def isin(x1: ndarray | int, x2: ndarray | int, /, *, invert: bool = False) -> ndarray:
     """Whether each element of ``x1`` equals some element of ``x2`` (NaN equals nothing).
 

@@ -8,7 +8,7 @@ as NumPy sorts them (the standard asks only for real numbers).
 
 from __future__ import annotations
 
-from ._arguments import normalize_axis
+from ._arguments import normalize_axis, on_host
 from ._array_object import ndarray
 from ._dtypes import int64
 from .kernels.sorting import sort_axis
@@ -16,6 +16,7 @@ from .kernels.sorting import sort_axis
 __all__ = ["argsort", "sort"]
 
 
+@on_host
 def sort(x: ndarray, /, *, axis: int = -1, descending: bool = False,
          stable: bool = True) -> ndarray:
     """A sorted copy of ``x`` along ``axis``.
@@ -34,6 +35,7 @@ def sort(x: ndarray, /, *, axis: int = -1, descending: bool = False,
     return _sort("sort", x, axis, descending, stable, None)
 
 
+@on_host
 def argsort(x: ndarray, /, *, axis: int = -1, descending: bool = False,
             stable: bool = True) -> ndarray:
     """The int64 positions along ``axis`` that sort ``x`` (see :func:`sort`)."""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._arguments import check_int, on_host_namespace, normalize_axes, normalize_axis
+from ._arguments import check_int, normalize_axes, normalize_axis, on_host
 from ._array_object import _from_numpy, ndarray
 from ._creation_functions import _creation_args
 from ._dtypes import (FLOATING, REAL_OF_COMPLEX, bfloat16, complex128, complex64, float16, float32,
@@ -37,6 +37,7 @@ _TO_COMPLEX = {float32: complex64, float64: complex128, complex64: complex64,
                complex128: complex128}
 
 
+@on_host
 def fft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
         norm: FFTNorm = "backward") -> ndarray:
     """The 1-D discrete Fourier transform of a complex ``x`` along ``axis`` (zero-padded or
@@ -44,18 +45,21 @@ def fft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
     return _along_axis("fft", x, n, axis, norm, "complex floating", _TO_COMPLEX)
 
 
+@on_host
 def ifft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
          norm: FFTNorm = "backward") -> ndarray:
     """The 1-D inverse discrete Fourier transform of a complex ``x`` along ``axis``."""
     return _along_axis("ifft", x, n, axis, norm, "complex floating", _TO_COMPLEX)
 
 
+@on_host
 def rfft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
          norm: FFTNorm = "backward") -> ndarray:
     """The 1-D transform of a real ``x``: ``n // 2 + 1`` complex values of its precision."""
     return _along_axis("rfft", x, n, axis, norm, "real floating", _TO_COMPLEX)
 
 
+@on_host
 def irfft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
           norm: FFTNorm = "backward") -> ndarray:
     """The inverse of ``rfft``: ``n`` (default ``2 * (m - 1)``) real values of ``x``'s
@@ -63,6 +67,7 @@ def irfft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
     return _along_axis("irfft", x, n, axis, norm, "complex floating", REAL_OF_COMPLEX)
 
 
+@on_host
 def hfft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
          norm: FFTNorm = "backward") -> ndarray:
     """The transform of a Hermitian-symmetric signal given by its first half: ``n`` (default
@@ -70,12 +75,14 @@ def hfft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
     return _along_axis("hfft", x, n, axis, norm, "complex floating", REAL_OF_COMPLEX)
 
 
+@on_host
 def ihfft(x: ndarray, /, *, n: int | None = None, axis: int = -1,
           norm: FFTNorm = "backward") -> ndarray:
     """The inverse of ``hfft`` for a real ``x``: ``n // 2 + 1`` complex values."""
     return _along_axis("ihfft", x, n, axis, norm, "real floating", _TO_COMPLEX)
 
 
+@on_host
 def fftn(x: ndarray, /, *, s: tuple[int, ...] | None = None,
          axes: tuple[int, ...] | None = None, norm: FFTNorm = "backward") -> ndarray:
     """The n-D discrete Fourier transform of a complex ``x`` over ``axes`` (all if None),
@@ -83,12 +90,14 @@ def fftn(x: ndarray, /, *, s: tuple[int, ...] | None = None,
     return _over_axes("fftn", x, s, axes, norm, "complex floating", _TO_COMPLEX)
 
 
+@on_host
 def ifftn(x: ndarray, /, *, s: tuple[int, ...] | None = None,
           axes: tuple[int, ...] | None = None, norm: FFTNorm = "backward") -> ndarray:
     """The n-D inverse discrete Fourier transform of a complex ``x``."""
     return _over_axes("ifftn", x, s, axes, norm, "complex floating", _TO_COMPLEX)
 
 
+@on_host
 def rfftn(x: ndarray, /, *, s: tuple[int, ...] | None = None,
           axes: tuple[int, ...] | None = None, norm: FFTNorm = "backward") -> ndarray:
     """The n-D transform of a real ``x``; the last transformed axis keeps ``s[-1] // 2 + 1``
@@ -96,12 +105,14 @@ def rfftn(x: ndarray, /, *, s: tuple[int, ...] | None = None,
     return _over_axes("rfftn", x, s, axes, norm, "real floating", _TO_COMPLEX)
 
 
+@on_host
 def irfftn(x: ndarray, /, *, s: tuple[int, ...] | None = None,
            axes: tuple[int, ...] | None = None, norm: FFTNorm = "backward") -> ndarray:
     """The inverse of ``rfftn``: real values of ``x``'s precision."""
     return _over_axes("irfftn", x, s, axes, norm, "complex floating", REAL_OF_COMPLEX)
 
 
+@on_host
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
             device: DeviceLike | None = None) -> ndarray:
     """The sample frequencies of a length-``n`` transform with sample spacing ``d``:
@@ -109,6 +120,7 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
     return _frequencies("fftfreq", n, d, dtype, device)
 
 
+@on_host
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
              device: DeviceLike | None = None) -> ndarray:
     """The ``n // 2 + 1`` non-negative sample frequencies of ``rfft``: ``[0, 1, ..., n // 2]
@@ -116,11 +128,13 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
     return _frequencies("rfftfreq", n, d, dtype, device)
 
 
+@on_host
 def fftshift(x: ndarray, /, *, axes: Axes | None = None) -> ndarray:
     """``x`` rolled so that the zero frequency is at the centre of ``axes`` (all if None)."""
     return _shift("fftshift", x, axes, 1)
 
 
+@on_host
 def ifftshift(x: ndarray, /, *, axes: Axes | None = None) -> ndarray:
     """The inverse of ``fftshift`` (they differ for odd lengths)."""
     return _shift("ifftshift", x, axes, -1)
@@ -206,6 +220,3 @@ def _shift(name, x, axes, direction):
     axes = tuple(range(x.ndim)) if axes is None else normalize_axes(axes, x.ndim, name,
                                                                    unique=False)
     return roll(x, tuple(direction * (x.shape[a] // 2) for a in axes), axis=axes)
-
-
-on_host_namespace(globals(), __all__, ())

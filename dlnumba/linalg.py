@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from . import _elementwise_functions as _elementwise
-from ._arguments import check_array, check_int, on_host_namespace, normalize_axes
+from ._arguments import check_array, check_int, normalize_axes, on_host
 from ._array_object import ndarray
 from ._data_type_functions import finfo
 from ._dtypes import (FLOATING, NUMERIC, REAL_OF_COMPLEX, as_dtype, complex64, complex128,
@@ -101,6 +101,7 @@ def _identity(shape, dtype):
     return result
 
 
+@on_host
 def inv(x: ndarray, /) -> ndarray:
     """The inverse of each square matrix of ``x``.
 
@@ -117,6 +118,7 @@ def inv(x: ndarray, /) -> ndarray:
     return rounded(out, x._dtype)
 
 
+@on_host
 def cholesky(x: ndarray, /, *, upper: bool = False) -> ndarray:
     """The Cholesky factor of each Hermitian positive-definite matrix of ``x``: lower
     triangular ``L`` with ``x = L @ L^H``, or, if ``upper``, ``U = L^H``.
@@ -134,6 +136,7 @@ def cholesky(x: ndarray, /, *, upper: bool = False) -> ndarray:
     return rounded(out, x._dtype)
 
 
+@on_host
 def det(x: ndarray, /) -> ndarray:
     """The determinant of each square matrix of ``x``."""
     a, compute = _floating("det", x, square=True)
@@ -144,6 +147,7 @@ def det(x: ndarray, /) -> ndarray:
     return rounded(out, x._dtype)
 
 
+@on_host
 def slogdet(x: ndarray, /) -> SlogdetResult:
     """The sign and the natural logarithm of the absolute value of each determinant.
 
@@ -174,6 +178,7 @@ def _eigh(name, x, vectors):
     return EighResult(values, rounded(result, x._dtype)) if vectors else values
 
 
+@on_host
 def eigh(x: ndarray, /) -> EighResult:
     """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of each Hermitian (or
     real symmetric) matrix of ``x``; only the lower triangle is read.
@@ -187,6 +192,7 @@ def eigh(x: ndarray, /) -> EighResult:
     return _eigh("eigh", x, True)
 
 
+@on_host
 def eigvalsh(x: ndarray, /) -> ndarray:
     """Eigenvalues (ascending, real) of each Hermitian (or real symmetric) matrix of ``x``."""
     return _eigh("eigvalsh", x, False)
@@ -202,6 +208,7 @@ def _eig(name, x, vectors):
     return EigResult(values, result) if vectors else values
 
 
+@on_host
 def eig(x: ndarray, /) -> EigResult:
     """Eigenvalues and right eigenvectors (unit-norm columns) of each square matrix of ``x``.
 
@@ -215,11 +222,13 @@ def eig(x: ndarray, /) -> EigResult:
     return _eig("eig", x, True)
 
 
+@on_host
 def eigvals(x: ndarray, /) -> ndarray:
     """Eigenvalues (complex, as in :func:`eig`) of each square matrix of ``x``."""
     return _eig("eigvals", x, False)
 
 
+@on_host
 def svd(x: ndarray, /, *, full_matrices: bool = True) -> SVDResult:
     """Singular value decomposition ``x = U @ diag(S) @ Vh`` of each matrix of ``x``.
 
@@ -244,6 +253,7 @@ def svd(x: ndarray, /, *, full_matrices: bool = True) -> SVDResult:
     return SVDResult(rounded(u, x._dtype), rounded(s, _real(x._dtype)), rounded(vh, x._dtype))
 
 
+@on_host
 def svdvals(x: ndarray, /) -> ndarray:
     """The singular values (descending) of each matrix of ``x``, in the real dtype of ``x``'s
     precision."""
@@ -256,6 +266,7 @@ def svdvals(x: ndarray, /) -> ndarray:
     return rounded(s, _real(x._dtype))
 
 
+@on_host
 def qr(x: ndarray, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
     """QR decomposition of each matrix of ``x``.
 
@@ -283,6 +294,7 @@ def qr(x: ndarray, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QR
     return QRResult(rounded(q, x._dtype), rounded(r, x._dtype))
 
 
+@on_host
 def solve(x1: ndarray, x2: ndarray, /) -> ndarray:
     """The solution ``X`` of ``x1 @ X = x2`` for each square matrix of ``x1``.
 
@@ -337,6 +349,7 @@ def _rtols(name, x, rtol):
     return batch, np.full(size_of(batch), float(rtol))
 
 
+@on_host
 def pinv(x: ndarray, /, *, rtol: float | ndarray | None = None) -> ndarray:
     """The Moore-Penrose pseudo-inverse (shape ``(..., N, M)``) of each matrix of ``x``.
 
@@ -353,6 +366,7 @@ def pinv(x: ndarray, /, *, rtol: float | ndarray | None = None) -> ndarray:
     return rounded(out, x._dtype)
 
 
+@on_host
 def matrix_rank(x: ndarray, /, *, rtol: float | ndarray | None = None) -> ndarray:
     """The rank of each matrix of ``x``: the number of singular values above ``rtol`` times
     the largest (``rtol`` as in :func:`pinv`). Returns int64.
@@ -372,6 +386,7 @@ def matrix_rank(x: ndarray, /, *, rtol: float | ndarray | None = None) -> ndarra
     return out
 
 
+@on_host
 def matrix_power(x: ndarray, n: int, /) -> ndarray:
     """Each square matrix of ``x`` raised to the integer power ``n`` (the identity for 0,
     powers of the inverse for negative ``n``).
@@ -390,6 +405,7 @@ def matrix_power(x: ndarray, n: int, /) -> ndarray:
     return rounded(out, x._dtype)
 
 
+@on_host
 def matrix_norm(x: ndarray, /, *, keepdims: bool = False,
                 ord: int | float | Literal["fro", "nuc"] = "fro") -> ndarray:
     """The norm of each matrix of ``x``, in the real dtype of ``x``'s precision.
@@ -415,6 +431,7 @@ def matrix_norm(x: ndarray, /, *, keepdims: bool = False,
     return out._view(0, batch + (1, 1), out._strides + (0, 0)) if keepdims else out
 
 
+@on_host
 def vector_norm(x: ndarray, /, *, axis: Axes | None = None, keepdims: bool = False,
                 ord: int | float = 2) -> ndarray:
     """The ``ord``-norm of the vectors of ``x`` along ``axis`` (an int, a tuple of ints, or
@@ -466,6 +483,7 @@ def diagonal(x: ndarray, /, *, offset: int = 0) -> ndarray:
     return x._view(start, x.shape[:-2] + (length,), strides[:-2] + (strides[-2] + strides[-1],))
 
 
+@on_host
 def trace(x: ndarray, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> ndarray:
     """The sum of the diagonal ``offset`` of each matrix of ``x``.
 
@@ -490,6 +508,7 @@ def trace(x: ndarray, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> 
     return rounded(out, dtype)
 
 
+@on_host
 def cross(x1: ndarray, x2: ndarray, /, *, axis: int = -1) -> ndarray:
     """Cross products of the 3-element vectors along ``axis`` (negative; the other dimensions
     broadcast).
@@ -526,12 +545,10 @@ def _dense(x, shape, dtype):
     return result
 
 
+@on_host
 def outer(x1: ndarray, x2: ndarray, /) -> ndarray:
     """The outer product ``x1[i] * x2[j]`` of two 1-D arrays (shape ``(N, M)``)."""
     check_pair("outer", x1, x2)
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"outer takes 1-D arrays, not shapes {x1.shape} and {x2.shape}")
     return _elementwise._binary("multiply", x1[:, None], x2[None, :])
-
-
-on_host_namespace(globals(), __all__, {"diagonal", "matrix_transpose"})

@@ -24,7 +24,6 @@ from numba.extending import NativeValue, box, register_model, typeof_impl, unbox
 
 from ._array_object import _from_numpy, ndarray
 from ._buffer import C_CONTIGUOUS, DESCRIPTOR_OFFSET, F_CONTIGUOUS, NUMBA_PART, contiguity
-from ._devices import CPU
 from ._dtypes import bfloat16, float16
 
 def numba_extension():
@@ -73,7 +72,7 @@ def numba_type_of(array):
     if "numba.cuda" in sys.modules:  # a user of @cuda.jit: its kernels must type this array
         from ._backend import cuda_package
         cuda_package()
-    if array.device != CPU:
+    if not array.device.host_memory:
         raise TypeError(f"an array on {array.device} cannot be an argument of CPU-compiled code")
     if array._dtype in (float16, bfloat16):
         raise TypeError(f"{array._dtype} arrays cannot be arguments of @njit functions: Numba's "

@@ -38,11 +38,27 @@ def test_an_unusable_device_is_refused_with_the_reason():
 
 
 def test_front_end_modules_never_pick_a_backend_themselves():
-    """Only the host round trip of host-only families (``_arguments.on_host``, and
-    ``both_on_host`` for their lean paths) and the buffer protocol, which host memory alone
-    has (``_buffer.describe``), test the device outside ``_backend``."""
-    assert sorted({module for module, _ in _architecture()["device branches"]}) == [
-        "_arguments", "_buffer"]
+    """Front-end modules ask a device what its memory allows (``host_memory``), never which
+    device it is; only the CUDA array interface, which describes CUDA memory alone, tests the
+    device's type outside ``_backend``."""
+    assert [(module, function) for module, function, _ in _architecture()["device branches"]] \
+        == [("_array_object", "ndarray.__cuda_array_interface__")]
+
+
+def test_the_guard_sees_every_form_of_device_test(tmp_path):
+    """Comparisons with the CPU device, with a device type's name and ``_cuda(...)`` calls, in
+    functions and methods of a front-end module; not a device's capabilities."""
+    (tmp_path / "_front.py").write_text(
+        "def f(x):\n    return x._device != CPU or x._device == CPU\n"
+        "class A:\n    def g(self, device):\n        if device.type == 'cuda':\n"
+        "            return _cuda(device)\n        return 'cpu' != device.type\n"
+        "def h(x):\n    return x._device.host_memory and x._device is x._device\n")
+    spec = importlib.util.spec_from_file_location("architecture", ROOT / "tools/architecture.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found = module.measure(tmp_path)["device branches"]
+    assert sorted((function, line) for _, function, line in found) == [
+        ("A.g", 5), ("A.g", 6), ("A.g", 7), ("f", 2), ("f", 2)]
 
 
 def test_the_layers_below_the_front_end_import_none_of_it_nor_private_names_across_layers():

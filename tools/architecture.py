@@ -16,7 +16,7 @@ _LAYERS = (("cuda", "cuda backend"), ("kernels", "cpu backend"), ("shared", "sha
 # C-level builtins and the shipped kernels.
 _CORE = ("_dtypes", "_devices", "_layout", "_memory", "_mode", "_capi", "_native", "_cpython",
          "_version", "_typing", "_numba", "_numba_cache", "_import_guard", "_shipped")
-_DEVICE_TESTS = ("CPU", "_cuda")
+_DEVICE_TYPES = ("cpu", "cuda")
 
 
 def _modules(root):
@@ -127,21 +127,36 @@ def _largest_cycle(graph):
 
 
 def _device_branches(modules):
-    """(module, line) of each comparison with the CPU device and each ``_cuda(...)`` call in
-    front-end modules."""
+    """(module, function, line) of each test of which device an array is on in front-end
+    modules: a comparison with the CPU device or with a device type's name (``"cpu"``,
+    ``"cuda"``), and each ``_cuda(...)`` call. A device's capabilities (``host_memory``) are
+    no such test."""
     found = []
     for module, path in modules.items():
         if _layer(module) != "front end" or module in ("_backend", "_devices"):
             continue
-        for node in ast.walk(ast.parse(open(path).read())):
+        for function, node in _nodes_in_functions(ast.parse(open(path).read())):
             if isinstance(node, ast.Compare) and any(
-                    isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops) and any(
-                    isinstance(c, ast.Name) and c.id == "CPU" for c in node.comparators):
-                found.append((module, node.lineno))
+                    (isinstance(part, ast.Name) and part.id == "CPU")
+                    or (isinstance(part, ast.Constant) and part.value in _DEVICE_TYPES)
+                    for part in (node.left, *node.comparators)):
+                found.append((module, function, node.lineno))
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
                     and node.func.id == "_cuda":
-                found.append((module, node.lineno))
+                found.append((module, function, node.lineno))
     return found
+
+
+def _nodes_in_functions(tree, function="<module>"):
+    """(qualified name of the innermost enclosing function or class, node) of every node."""
+    for child in ast.iter_child_nodes(tree):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            inner = child.name if function == "<module>" else f"{function}.{child.name}"
+            yield inner, child
+            yield from _nodes_in_functions(child, inner)
+        else:
+            yield function, child
+            yield from _nodes_in_functions(child, function)
 
 
 def measure(root):
@@ -176,8 +191,8 @@ def main():
     print(f"lines of code: {shape['lines']} in {shape['modules']} modules")
     print(f"largest import cycle: {len(shape['cycle'])} modules: {', '.join(shape['cycle'])}")
     print(f"device branches in front-end modules: {len(shape['device branches'])}")
-    for module, line in shape["device branches"]:
-        print(f"  {module}:{line}")
+    for module, function, line in shape["device branches"]:
+        print(f"  {module}.{function}:{line}")
     print(f"private names imported from another module: {len(shape['private imports'])}")
     print("private names imported across layers: "
           f"{len(shape['private imports across layers'])}")
