@@ -1,6 +1,6 @@
-"""What the test modules share: the dtype lists, reading a dlnumba array back as NumPy,
-comparing dlnumba's results with NumPy's on any device, running code in a new Python process,
-and the shipped kernels' level.
+"""What the test modules share: the dtype lists, reading a dlnumba array back as NumPy, the
+address of its memory, comparing dlnumba's results with NumPy's on any device, running code in a
+new Python process, and the shipped kernels' level.
 
 ``from helpers import ...`` works in every test module: pytest puts ``tests/`` (which has no
 ``__init__.py``) on ``sys.path``, as it does for ``dlpack_forge`` and ``standard_reference``.
@@ -53,6 +53,16 @@ def to_numpy(x):
     if x.dtype == xp.bfloat16:
         x = xp.astype(x, xp.float32)
     return np.from_dlpack(x)
+
+
+def data_address(x):
+    """The address of a dlnumba array's first element, as its (CUDA) array interface gives it;
+    bfloat16, which has neither interface, reads it from the array's private field."""
+    if x.dtype == xp.bfloat16:
+        return x._address
+    if x.device.type == "cuda":
+        return x.__cuda_array_interface__["data"][0]
+    return x.__array_interface__["data"][0]
 
 
 def assert_matches_numpy(result, expected, *, rtol=0.0, atol=0.0, check_dtype=True, device=None,

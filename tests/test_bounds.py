@@ -15,6 +15,7 @@ from hypothesis import given, strategies as st
 import dlnumba as xp
 
 from dlpack_forge import READ_ONLY, Forged
+from helpers import data_address, to_numpy
 
 LIMIT = 2**62  # the bytes a dlnumba array may span
 INT64_MAX = 2**63 - 1
@@ -24,7 +25,7 @@ def byte_range(x):
     """The first and one-past-last byte any element of ``x`` touches (None when empty)."""
     if x.size == 0:
         return None
-    low = high = x._address
+    low = high = data_address(x)
     for n, s in zip(x.shape, x._strides):
         step = s * x.dtype.itemsize * (n - 1)
         low, high = (low + step, high) if step < 0 else (low, high + step)
@@ -75,7 +76,7 @@ def test_getitem_views_stay_inside(key):
         return
     view = x[tuple(key)]
     assert inside(view, x)
-    np.testing.assert_array_equal(view._numpy(), expected)
+    np.testing.assert_array_equal(to_numpy(view), expected)
 
 
 def test_huge_step_on_one_element_keeps_the_stride():
@@ -149,7 +150,7 @@ def test_chained_views_keep_strides_in_int64(empty_import, chain):
             continue
         x, a = ours(x), expected
         assert strides_fit(x), (operation, argument, x.shape, x._strides)
-        assert 0 <= x._address <= INT64_MAX, (operation, argument, x._address)
+        assert 0 <= data_address(x) <= INT64_MAX, (operation, argument, data_address(x))
         np.testing.assert_array_equal(np.asarray(x), a)
         repr(x)
     if empty_import is not None:
@@ -181,7 +182,7 @@ def test_reshape_views_stay_inside(shape):
         try:
             if min(shape) < -1:
                 raise ValueError
-            expected = np.reshape(source._numpy(), shape)
+            expected = np.reshape(to_numpy(source), shape)
         except ValueError:
             with pytest.raises(ValueError, match=r"reshape|shape"):
                 xp.reshape(source, tuple(shape))
@@ -189,7 +190,7 @@ def test_reshape_views_stay_inside(shape):
         y = xp.reshape(source, tuple(shape))
         if y._owner is source._owner:
             assert inside(y, source)
-        np.testing.assert_array_equal(y._numpy(), expected)
+        np.testing.assert_array_equal(to_numpy(y), expected)
 
 
 @pytest.mark.parametrize("shape, message", [
@@ -244,7 +245,7 @@ def test_take_out_of_range_raises(dtype):
             x[xp.asarray([0]), index]
         with pytest.raises(IndexError, match=message):
             x[xp.asarray([0]), index] = 1
-    assert xp.take(x, xp.asarray(np.array([3], dtype=str(dtype))), axis=1)._numpy().tolist() == \
+    assert to_numpy(xp.take(x, xp.asarray(np.array([3], dtype=str(dtype))), axis=1)).tolist() == \
         [[3], [7], [11]]
 
 
@@ -264,9 +265,9 @@ def test_flat_take_out_of_range_raises(dtype):
             x[index]
         with pytest.raises(IndexError, match=message):
             x[index] = 7  # nothing is written
-        assert x._numpy().tolist() == [3, 2, 1, 0]
+        assert to_numpy(x).tolist() == [3, 2, 1, 0]
     index = xp.asarray(np.array([3, 0, 1], dtype=str(dtype)))[::-2]
-    assert xp.take(x, index)._numpy().tolist() == x[index]._numpy().tolist() == [2, 0]
+    assert to_numpy(xp.take(x, index)).tolist() == to_numpy(x[index]).tolist() == [2, 0]
 
 
 def test_threaded_take_names_the_first_bad_index():
@@ -274,7 +275,7 @@ def test_threaded_take_names_the_first_bad_index():
     named, whichever thread found it; in bounds, the result is NumPy's."""
     values = np.arange(1000.0)
     indices = np.random.default_rng(0).integers(-1000, 1000, 400_000)
-    assert np.array_equal(xp.take(xp.asarray(values), xp.asarray(indices))._numpy(),
+    assert np.array_equal(to_numpy(xp.take(xp.asarray(values), xp.asarray(indices))),
                           values[indices])
     indices[[300_000, 399_999]] = 1000, -1001
     with pytest.raises(IndexError, match="index 1000 is out of bounds for axis 0 with size 1000"):
@@ -293,14 +294,14 @@ def test_threaded_put_of_one_value_writes_all_or_nothing():
     x[xp.asarray(indices)] = -1.0
     expected = values.copy()
     expected[indices] = -1.0
-    assert np.array_equal(x._numpy(), expected)
+    assert np.array_equal(to_numpy(x), expected)
     for position in (0, 199_999, 200_000, 399_999):
         bad = indices.copy()
         bad[position] = 1000
         x = xp.asarray(values.copy())
         with pytest.raises(IndexError, match="index 1000 is out of bounds"):
             x[xp.asarray(bad)] = -1.0
-        assert np.array_equal(x._numpy(), values)
+        assert np.array_equal(to_numpy(x), values)
 
 
 @pytest.mark.parametrize("value", [2**63, -2**70, 4, -5])

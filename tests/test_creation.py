@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 import dlnumba as xp
 from dlnumba._dtypes import as_dtype
 
-from helpers import NUMPY_NAMES
+from helpers import NUMPY_NAMES, data_address, to_numpy
 
 torch = pytest.importorskip("torch")
 
@@ -42,11 +42,11 @@ def torch_bf16_bits(values):
     return t.view(torch.int16).numpy().view(np.uint16)
 
 
-def assert_same_bf16(actual_bits, expected_bits):
-    """Same bfloat16 bits, except that any NaN matches any NaN (torch's tensor casts keep
-    NaN payloads; torch.tensor(list) makes every NaN 0x7FC0; dlnumba keeps the sign, as
-    ml_dtypes does)."""
-    actual_bits, expected_bits = np.asarray(actual_bits), np.asarray(expected_bits)
+def assert_same_bf16(actual, expected_bits):
+    """A bfloat16 array has the same bits, except that any NaN matches any NaN (torch's tensor
+    casts keep NaN payloads; torch.tensor(list) makes every NaN 0x7FC0; dlnumba keeps the sign,
+    as ml_dtypes does)."""
+    actual_bits, expected_bits = np.asarray(actual).view(np.uint16), np.asarray(expected_bits)
     assert actual_bits.shape == expected_bits.shape
     nan = lambda b: (b & 0x7F80 == 0x7F80) & (b & 0x007F != 0)
     assert np.array_equal(nan(actual_bits), nan(expected_bits))
@@ -74,7 +74,7 @@ def test_asarray_python_default_dtypes(obj, dtype):
     x = xp.asarray(obj)
     assert x.dtype is dtype
     assert_same(np.from_dlpack(x), np.asarray(obj, dtype=as_dtype(dtype).storage))
-    assert x._address % 64 == 0
+    assert data_address(x) % 64 == 0
 
 
 @given(st.data())
@@ -97,7 +97,7 @@ def test_asarray_bfloat16_rounds_like_torch(values):
     """bfloat16 from Python floats: torch's bits (round to nearest even), NaN for NaN."""
     x = xp.asarray(values, dtype=xp.bfloat16)
     assert x.dtype is xp.bfloat16 and x.shape == (len(values),)
-    assert_same_bf16(x._numpy(), torch_bf16_bits(values))
+    assert_same_bf16(x, torch_bf16_bits(values))
 
 
 @given(hnp.arrays(np.uint32, st.integers(0, 30)))
@@ -105,7 +105,7 @@ def test_asarray_bfloat16_from_float32_bits_like_torch(bits):
     """Every float32 bit pattern (subnormals, NaN payloads, near-ties) rounds as torch does."""
     f = bits.view(np.float32)
     x = xp.asarray(f, dtype=xp.bfloat16)
-    assert_same_bf16(x._numpy(), torch_bf16_bits(torch.from_numpy(f.copy()).to(torch.bfloat16)))
+    assert_same_bf16(x, torch_bf16_bits(torch.from_numpy(f.copy()).to(torch.bfloat16)))
 
 
 def test_asarray_bfloat16_special_values():
@@ -113,8 +113,8 @@ def test_asarray_bfloat16_special_values():
     values = [1.00390625, 1.01171875, 3.3895313892515355e38, -3.4e38, 1e-45, -0.0, math.nan,
               -math.nan, math.inf, -math.inf]
     x = xp.asarray(values, dtype=xp.bfloat16)
-    assert_same_bf16(x._numpy(), torch_bf16_bits(values))
-    assert x._numpy()[6] == 0x7FC0 and x._numpy()[7] == 0xFFC0
+    assert_same_bf16(x, torch_bf16_bits(values))
+    assert np.asarray(x).view(np.uint16)[6:8].tolist() == [0x7FC0, 0xFFC0]
 
 
 @pytest.mark.parametrize("value", [1.5, 0, True])
@@ -175,7 +175,7 @@ def test_asarray_copy_false_python_data(obj):
     """copy=False with Python data (which must be copied) raises ValueError."""
     with pytest.raises(ValueError):
         xp.asarray(obj, copy=False)
-    assert xp.asarray(obj, copy=True)._address % 64 == 0
+    assert data_address(xp.asarray(obj, copy=True)) % 64 == 0
 
 
 @pytest.mark.strict
@@ -197,12 +197,12 @@ def test_asarray_numpy_is_zero_copy(dtype, shape):
     for copy in (None, False):
         x = xp.asarray(a, copy=copy)
         assert x.dtype is XP_DTYPE[dtype] and x.shape == a.shape
-        assert x._address == a.ctypes.data
+        assert data_address(x) == a.ctypes.data
     c = xp.asarray(a, copy=True)
     assert_same(np.from_dlpack(c), a)
-    assert c._address % 64 == 0
+    assert data_address(c) % 64 == 0
     if a.size:
-        assert c._address != a.ctypes.data
+        assert data_address(c) != a.ctypes.data
         x = xp.asarray(a)
         x[(0,) * a.ndim] = value_for(x.dtype)
         assert a[(0,) * a.ndim] == value_for(x.dtype)  # shared
@@ -213,7 +213,7 @@ def test_asarray_numpy_strided_zero_copy():
     """Non-contiguous and negative-stride NumPy views keep their layout (no copy)."""
     a = np.arange(24.0).reshape(4, 6)[::-1, ::2]
     x = xp.asarray(a)
-    assert x._address == a.ctypes.data
+    assert data_address(x) == a.ctypes.data
     assert tuple(s * 8 for s in x._strides) == a.strides
     assert_same(np.from_dlpack(x), a)
     c = xp.asarray(a, copy=True)
@@ -225,18 +225,18 @@ def test_asarray_torch_zero_copy_and_copy():
     """A torch tensor comes in zero-copy; copy=True gives independent memory."""
     t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
     x = xp.asarray(t)
-    assert x._address == t.data_ptr() and x.dtype is xp.float32 and x.shape == (2, 3)
+    assert data_address(x) == t.data_ptr() and x.dtype is xp.float32 and x.shape == (2, 3)
     x[0, 0] = 9.0
     assert t[0, 0].item() == 9.0
-    assert xp.asarray(t, copy=False)._address == t.data_ptr()
+    assert data_address(xp.asarray(t, copy=False)) == t.data_ptr()
     c = xp.asarray(t, copy=True)
-    assert c._address != t.data_ptr()
+    assert data_address(c) != t.data_ptr()
     c[1, 1] = -1.0
     assert t[1, 1].item() == 4.0
     b = torch.tensor([1.5, -2.0, 0.1], dtype=torch.bfloat16)
     y = xp.asarray(b)
-    assert y.dtype is xp.bfloat16 and y._address == b.data_ptr()
-    assert_same(y._numpy(), torch_bf16_bits(b))
+    assert y.dtype is xp.bfloat16 and data_address(y) == b.data_ptr()
+    assert_same(np.asarray(y).view(np.uint16), torch_bf16_bits(b))
 
 
 def test_asarray_torch_strided_view():
@@ -244,7 +244,7 @@ def test_asarray_torch_strided_view():
     base = torch.arange(24, dtype=torch.int16).reshape(4, 6)
     t = base[1:, ::2].T
     x = xp.asarray(t)
-    assert x._address == t.data_ptr()
+    assert data_address(x) == t.data_ptr()
     assert x._strides == tuple(t.stride()) and x.shape == tuple(t.shape)
     assert np.from_dlpack(x).tolist() == t.tolist()
     x[0, 0] = -1
@@ -255,8 +255,8 @@ def test_asarray_torch_with_dtype_casts():
     """asarray(tensor, dtype=...) casts into new memory; to bfloat16 like torch does."""
     f = torch.tensor([1.00390625, 3.3e38, -1e-40, float("nan")], dtype=torch.float32)
     x = xp.asarray(f, dtype=xp.bfloat16)
-    assert x._address != f.data_ptr()
-    assert_same_bf16(x._numpy(), torch_bf16_bits(f.to(torch.bfloat16)))
+    assert data_address(x) != f.data_ptr()
+    assert_same_bf16(x, torch_bf16_bits(f.to(torch.bfloat16)))
     y = xp.asarray(f, dtype=xp.float64)
     assert_same(np.from_dlpack(y), f.numpy().astype(np.float64))
 
@@ -269,7 +269,7 @@ def test_asarray_dlnumba_array():
     assert xp.asarray(x, dtype=xp.float64) is x
     assert xp.asarray(x, device="cpu") is x
     c = xp.asarray(x, copy=True)
-    assert c is not x and c._address != x._address and c._address % 64 == 0
+    assert c is not x and data_address(c) != data_address(x) and data_address(c) % 64 == 0
     assert_same(np.from_dlpack(c), np.from_dlpack(x))
     c[0] = 5.0
     assert float(x[0]) == 1.0
@@ -300,7 +300,7 @@ def test_asarray_copy_true_with_dtype(dtype):
     """copy=True with a dtype change gives one fresh cast copy equal to NumPy's astype."""
     a = np.arange(-3, 5, dtype=np.int16)
     x = xp.asarray(a, dtype=None if dtype is None else XP_DTYPE[dtype], copy=True)
-    assert x._address != a.ctypes.data and x._address % 64 == 0
+    assert data_address(x) != a.ctypes.data and data_address(x) % 64 == 0
     assert_same(np.from_dlpack(x), a.astype(a.dtype if dtype is None else dtype))
 
 
@@ -366,17 +366,14 @@ def test_creation_matches_numpy(name, shape, dtype):
     expected_shape = (shape,) if isinstance(shape, int) else shape
     assert x.shape == expected_shape and x.dtype is dtype
     assert x.device == xp.Device("cpu")
-    assert x._address % 64 == 0
+    assert data_address(x) % 64 == 0
     assert x._readonly is False
-    if dtype is xp.bfloat16:
-        values = x._values()
-        storage = np.float32
-    else:
-        values = np.from_dlpack(x)
-        storage = dtype
+    values = to_numpy(x)
+    storage = np.float32 if dtype is xp.bfloat16 else dtype
+    if dtype is not xp.bfloat16:
         assert values.flags.c_contiguous
     if name == "zeros":
-        assert_same(x._numpy(), np.zeros(expected_shape, x._numpy().dtype))
+        assert_same(values, np.zeros(expected_shape, storage))
     elif name == "ones":
         assert_same(values, np.ones(expected_shape, storage))
     elif name == "full":
@@ -427,7 +424,7 @@ def test_full_kind_rules(dtype, fill):
           float: ("real floating", "complex floating"), complex: ("complex floating",)}
     if as_dtype(dtype).kind in ok[type(fill)]:
         x = xp.full((2,), fill, dtype=dtype)
-        values = x._values() if dtype is xp.bfloat16 else np.from_dlpack(x)
+        values = to_numpy(x)
         assert values.tolist() == [fill, fill]
     elif type(fill) is int and as_dtype(dtype).kind == "unsigned integer":
         with pytest.raises(OverflowError):
@@ -460,7 +457,7 @@ def test_arange_ints(start, stop, step):
         x, expected = xp.arange(start, stop, step), np.arange(start, stop, step)
     assert x.dtype is xp.int64
     assert_same(np.from_dlpack(x), expected.astype(np.int64))
-    assert x._address % 64 == 0
+    assert data_address(x) % 64 == 0
 
 
 @given(st.floats(-100, 100), st.floats(-100, 100),
@@ -491,7 +488,7 @@ def test_arange_mixed_and_bfloat16():
     x = xp.arange(0, 3, 0.1, dtype=xp.bfloat16)
     expected = torch.arange(0, 3, 0.1, dtype=torch.float32).to(torch.bfloat16)
     assert x.shape == tuple(expected.shape)
-    assert_same(x._numpy(), torch_bf16_bits(expected))
+    assert_same(np.asarray(x).view(np.uint16), torch_bf16_bits(expected))
 
 
 def test_arange_errors():
@@ -531,8 +528,8 @@ def test_like_functions(name, shape, source_dtype, dtype):
     args = (x, fill) if name == "full_like" else (x,)
     y = function(*args, dtype=dtype) if dtype is not None else function(*args)
     assert y.shape == x.shape and y.dtype is result_dtype and y.device == x.device
-    assert y._address % 64 == 0
-    values = y._values() if result_dtype is xp.bfloat16 else np.from_dlpack(y)
+    assert data_address(y) % 64 == 0
+    values = to_numpy(y)
     if name == "zeros_like":
         assert not np.any(values)
     elif name == "ones_like":
@@ -628,7 +625,7 @@ def test_host_allocations_aligned(dtype, shape):
     if dtype is not xp.bfloat16:
         arrays.append(xp.asarray(np.zeros(shape, as_dtype(dtype).storage).tolist(), dtype=dtype))
     for x in arrays:
-        assert x._address % 64 == 0
+        assert data_address(x) % 64 == 0
 
 
 # ---- eye, linspace, meshgrid, tril, triu ----
@@ -638,12 +635,13 @@ def test_host_allocations_aligned(dtype, shape):
 def test_eye_matches_numpy(n_rows, n_cols, k, dtype):
     x = xp.eye(n_rows, n_cols, k=k, dtype=dtype)
     dtype = dtype or xp.float64
-    assert x.dtype is dtype and x._address % 64 == 0
+    assert x.dtype is dtype and data_address(x) % 64 == 0
     expected = np.eye(n_rows, n_cols, k=k)
     if dtype is xp.bfloat16:
-        assert_same(x._numpy(), torch_bf16_bits(expected.tolist()).reshape(expected.shape))
+        assert_same(np.asarray(x).view(np.uint16),
+                    torch_bf16_bits(expected.tolist()).reshape(expected.shape))
     else:
-        assert_same(x._numpy(), expected.astype(as_dtype(dtype).storage))
+        assert_same(to_numpy(x), expected.astype(as_dtype(dtype).storage))
 
 
 @pytest.mark.strict
@@ -671,7 +669,7 @@ def test_linspace_matches_numpy(start, stop, num, endpoint):
     """Bit for bit NumPy's linspace (float64, or complex128 for complex bounds)."""
     x = xp.linspace(start, stop, num, endpoint=endpoint)
     assert x.dtype is (xp.complex128 if isinstance(start, complex) else xp.float64)
-    assert_same(x._numpy(), np.linspace(start, stop, num, endpoint=endpoint))
+    assert_same(to_numpy(x), np.linspace(start, stop, num, endpoint=endpoint))
 
 
 @given(st.sampled_from([xp.float16, xp.float32, xp.float64, xp.complex64, xp.complex128]),
@@ -680,20 +678,19 @@ def test_linspace_dtypes(dtype, start, stop, num, endpoint):
     """Computed in float64/complex128 and cast, as NumPy does."""
     x = xp.linspace(start, stop, num, dtype=dtype, endpoint=endpoint)
     assert x.dtype is dtype
-    assert_same(x._numpy(), np.linspace(start, stop, num, endpoint=endpoint,
-                                        dtype=dtype))
+    assert_same(to_numpy(x), np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype))
 
 
 def test_linspace_bfloat16_and_special_cases():
     x = xp.linspace(0, 1, 5, dtype=xp.bfloat16)
-    assert_same(x._numpy(), torch_bf16_bits(torch.linspace(0, 1, 5, dtype=torch.float64)
-                                            .tolist()))
-    assert xp.linspace(2, 3, 1)._numpy().tolist() == [2.0]
-    assert xp.linspace(2, 3, 1, endpoint=False)._numpy().tolist() == [2.0]
+    assert_same(np.asarray(x).view(np.uint16),
+                torch_bf16_bits(torch.linspace(0, 1, 5, dtype=torch.float64).tolist()))
+    assert to_numpy(xp.linspace(2, 3, 1)).tolist() == [2.0]
+    assert to_numpy(xp.linspace(2, 3, 1, endpoint=False)).tolist() == [2.0]
     assert xp.linspace(2, 3, 0).shape == (0,)
-    assert xp.linspace(0, 1, 4, endpoint=False)._numpy().tolist() == [0, 0.25, 0.5, 0.75]
+    assert to_numpy(xp.linspace(0, 1, 4, endpoint=False)).tolist() == [0, 0.25, 0.5, 0.75]
     z = xp.linspace(0, 1 + 2j, 3)
-    assert z.dtype is xp.complex128 and z._numpy().tolist() == [0, 0.5 + 1j, 1 + 2j]
+    assert z.dtype is xp.complex128 and to_numpy(z).tolist() == [0, 0.5 + 1j, 1 + 2j]
     assert xp.linspace(0, 1, 3, dtype=xp.complex64).dtype is xp.complex64
 
 
@@ -729,10 +726,11 @@ def test_meshgrid_matches_numpy(lengths, indexing, dtype, reverse):
     expected = np.meshgrid(*vectors, indexing=indexing)
     assert type(grids) is tuple and len(grids) == len(expected)
     for g, e in zip(grids, expected):
-        assert g.dtype is dtype and not g._readonly and g._numpy().flags.c_contiguous
-        assert_same(g._numpy(), e)
+        got = np.asarray(g).view(storage)
+        assert g.dtype is dtype and not g._readonly and got.flags.c_contiguous
+        assert_same(got, e)
         if g.size:
-            assert not any(np.shares_memory(g._numpy(), v) for v in vectors)
+            assert not any(np.shares_memory(got, v) for v in vectors)
 
 
 def test_meshgrid_errors():
@@ -762,17 +760,17 @@ def test_tril_triu_match_numpy(data):
     for name in ("tril", "triu"):
         r = getattr(xp, name)(x, k=k)
         assert r.dtype is XP_DTYPE[dtype] and not r._readonly
-        assert_same(r._numpy(), getattr(np, name)(a, k=k))
+        assert_same(to_numpy(r), getattr(np, name)(a, k=k))
         if a.size:
-            assert not np.shares_memory(r._numpy(), a)
+            assert not np.shares_memory(to_numpy(r), a)
 
 
 def test_tril_triu_bfloat16_and_errors():
     bits = np.arange(1, 7, dtype=np.uint16).reshape(2, 3)
     x = xp.ndarray._new(xp.asarray(bits)._address, (2, 3), (3, 1), as_dtype(xp.bfloat16),
                         xp.Device("cpu"), bits, False)
-    assert xp.tril(x)._numpy().tolist() == [[1, 0, 0], [4, 5, 0]]
-    assert xp.triu(x, k=1)._numpy().tolist() == [[0, 2, 3], [0, 0, 6]]
+    assert np.asarray(xp.tril(x)).view(np.uint16).tolist() == [[1, 0, 0], [4, 5, 0]]
+    assert np.asarray(xp.triu(x, k=1)).view(np.uint16).tolist() == [[0, 2, 3], [0, 0, 6]]
     for name in ("tril", "triu"):
         f = getattr(xp, name)
         with pytest.raises(ValueError, match="at least 2 dimensions"):

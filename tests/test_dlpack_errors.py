@@ -17,6 +17,7 @@ from dlnumba import _capi
 
 from dlpack_forge import (IS_COPIED, READ_ONLY, DLManagedTensor, DLManagedTensorVersioned,
                           DLTensor, Forged, capsule_name, capsule_named, kDLCUDA, kDLROCM)
+from helpers import data_address, to_numpy
 
 KINDS = [pytest.param(False, id="legacy"), pytest.param(True, id="versioned")]
 NAMES = {False: "dltensor", True: "dltensor_versioned"}
@@ -68,8 +69,8 @@ def test_forged_valid_imports(versioned):
     x = xp.from_dlpack(f.capsule)
     assert f.name == "used_" + NAMES[versioned]
     assert x.shape == (2, 3) and x._strides == (3, 1) and x.dtype == xp.int32
-    assert x._address == a.ctypes.data and not x._readonly
-    np.testing.assert_array_equal(x._numpy(), a)
+    assert data_address(x) == a.ctypes.data and not x._readonly
+    np.testing.assert_array_equal(to_numpy(x), a)
     assert f.calls == []
 
 
@@ -81,7 +82,7 @@ def test_pinned_and_managed_memory_import_as_host_arrays(device):
     a = base()
     f = Forged(a, device_type=device[0], device_id=device[1])
     x = xp.from_dlpack(f.capsule)
-    assert x.device == xp.Device("cpu") and x._address == a.ctypes.data
+    assert x.device == xp.Device("cpu") and data_address(x) == a.ctypes.data
     assert int(xp.sum(x)) == int(a.sum())
     x[0, 0] = 100
     assert a[0, 0] == 100
@@ -105,8 +106,8 @@ def test_forged_byte_offset_honoured(versioned):
     a = np.arange(10, dtype=np.int64)
     f = Forged(a, versioned=versioned, shape=(2, 2), strides=(2, 1), byte_offset=3 * 8)
     x = xp.from_dlpack(f.capsule)
-    assert x._address == a.ctypes.data + 24
-    np.testing.assert_array_equal(x._numpy(), [[3, 4], [5, 6]])
+    assert data_address(x) == a.ctypes.data + 24
+    np.testing.assert_array_equal(to_numpy(x), [[3, 4], [5, 6]])
 
 
 @pytest.mark.parametrize("versioned", KINDS)
@@ -116,7 +117,7 @@ def test_forged_null_strides_mean_c_contiguous(versioned):
     f = Forged(a, versioned=versioned, shape=(2, 3, 4), null_strides=True)
     x = xp.from_dlpack(f.capsule)
     assert x._strides == (12, 4, 1)
-    np.testing.assert_array_equal(x._numpy(), a.reshape(2, 3, 4))
+    np.testing.assert_array_equal(to_numpy(x), a.reshape(2, 3, 4))
 
 
 def test_forged_strided_negative_and_zero():
@@ -125,7 +126,7 @@ def test_forged_strided_negative_and_zero():
     f = Forged(a, shape=(3, 2, 2), strides=(-4, 0, 2), byte_offset=8 * 2)
     x = xp.from_dlpack(f.capsule)
     expected = np.lib.stride_tricks.as_strided(a[8:], (3, 2, 2), (-8, 0, 4))
-    np.testing.assert_array_equal(x._numpy(), expected)
+    np.testing.assert_array_equal(to_numpy(x), expected)
 
 
 @pytest.mark.parametrize("versioned", KINDS)
@@ -178,7 +179,7 @@ def test_forged_is_copied_satisfies_copy_true():
     a = base()
     f = Forged(a, flags=IS_COPIED)
     x = xp.from_dlpack(f.capsule, copy=True)
-    assert x._address == a.ctypes.data
+    assert data_address(x) == a.ctypes.data
 
 
 @pytest.mark.parametrize("versioned", KINDS)
@@ -187,8 +188,8 @@ def test_forged_copy_true_copies_and_releases(versioned):
     a = base()
     f = Forged(a, versioned=versioned)
     x = xp.from_dlpack(f.capsule, copy=True)
-    assert x._address != a.ctypes.data
-    np.testing.assert_array_equal(x._numpy(), a)
+    assert data_address(x) != a.ctypes.data
+    np.testing.assert_array_equal(to_numpy(x), a)
     collect()
     assert f.calls == [f.managed_address]
 
@@ -296,7 +297,7 @@ def test_failed_import_leaves_capsule_importable():
         xp.from_dlpack(f.capsule)
     f.tensor.device.device_type, f.tensor.device.device_id = 1, 0
     x = xp.from_dlpack(f.capsule)
-    np.testing.assert_array_equal(x._numpy(), base())
+    np.testing.assert_array_equal(to_numpy(x), base())
     del x
     collect()
     assert f.calls == [f.managed_address]

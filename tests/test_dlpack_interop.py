@@ -17,7 +17,7 @@ import hypothesis.extra.numpy as hnp
 import dlnumba as xp
 
 from dlpack_forge import IS_COPIED, READ_ONLY, capsule_name, versioned_header
-from helpers import ALL, NUMPY_NAMES
+from helpers import ALL, NUMPY_NAMES, data_address
 
 # Host peers: on a machine with a GPU, JAX would make its arrays there.
 jax.config.update("jax_default_device", jax.devices("cpu")[0])
@@ -49,8 +49,10 @@ def torch_values(t):
 
 
 def xp_values(x):
-    """A NumPy array of a dlnumba array's values, read independently of DLPack."""
-    return x._numpy()
+    """A NumPy array of a dlnumba array's values (bfloat16 as its uint16 bits), read through
+    its array interface, independently of DLPack."""
+    a = np.asarray(x)
+    return a.view(np.uint16) if x.dtype == xp.bfloat16 else a
 
 
 def elem_strides(a):
@@ -109,7 +111,7 @@ def test_from_numpy(dtype, layout):
     x = xp.from_dlpack(a)
     assert x.dtype == getattr(xp, dtype)
     assert x.shape == a.shape
-    assert x._address == np_ptr(a)
+    assert data_address(x) == np_ptr(a)
     if a.size:
         assert x._strides == elem_strides(a)
     np.testing.assert_array_equal(bits(xp_values(x)), bits(a))
@@ -123,7 +125,7 @@ def test_from_numpy_broadcast(dtype):
     a = np.broadcast_to(base, (3, 6))
     x = xp.from_dlpack(a)
     assert x._strides == (0, 1)
-    assert x._address == np_ptr(base)
+    assert data_address(x) == np_ptr(base)
     assert x._readonly
     np.testing.assert_array_equal(bits(xp_values(x)), bits(a))
 
@@ -138,7 +140,7 @@ def test_numpy_from_dlnumba(dtype, layout):
     a = np.from_dlpack(x)
     assert a.dtype == np.dtype(dtype)
     assert a.shape == x.shape
-    assert np_ptr(a) == x._address
+    assert np_ptr(a) == data_address(x)
     if a.size:
         assert elem_strides(a) == x._strides
     assert a.flags.writeable
@@ -180,7 +182,7 @@ def test_from_torch(dtype, layout):
     assert x.dtype == getattr(xp, dtype)
     assert x.shape == tuple(t.shape)
     if t.numel():
-        assert x._address == t.data_ptr()
+        assert data_address(x) == t.data_ptr()
         assert x._strides == t.stride()
     np.testing.assert_array_equal(xp_values(x), torch_values(t))
     assert not x._readonly
@@ -192,7 +194,7 @@ def test_from_torch_expand(dtype):
     base = torch_sample(dtype)[1]
     t = base.expand(3, 6)
     x = xp.from_dlpack(t)
-    assert x._strides == (0, 1) and x._address == base.data_ptr()
+    assert x._strides == (0, 1) and data_address(x) == base.data_ptr()
     np.testing.assert_array_equal(xp_values(x), torch_values(t))
 
 
@@ -207,7 +209,7 @@ def test_torch_from_dlnumba(dtype, layout):
     assert t.dtype == TORCH_DTYPES[dtype]
     assert tuple(t.shape) == x.shape
     if t.numel():
-        assert t.data_ptr() == x._address
+        assert t.data_ptr() == data_address(x)
         assert t.stride() == x._strides
     np.testing.assert_array_equal(torch_values(t), xp_values(x))
 
@@ -242,7 +244,7 @@ def test_torch_legacy_capsule_into_dlnumba():
     assert capsule_name(capsule) == "dltensor"
     x = xp.from_dlpack(capsule)
     assert capsule_name(capsule) == "used_dltensor"
-    assert x._address == t.data_ptr() and not x._readonly
+    assert data_address(x) == t.data_ptr() and not x._readonly
     x[0] = -9
     assert t[0] == -9
     with pytest.raises(BufferError, match="already consumed.*used_dltensor"):
@@ -256,7 +258,7 @@ def test_torch_versioned_capsule_into_dlnumba():
     assert capsule_name(capsule) == "dltensor_versioned"
     x = xp.from_dlpack(capsule)
     assert capsule_name(capsule) == "used_dltensor_versioned"
-    assert x._address == t.data_ptr() and not x._readonly
+    assert data_address(x) == t.data_ptr() and not x._readonly
     with pytest.raises(BufferError, match="already consumed.*used_dltensor_versioned"):
         xp.from_dlpack(capsule)
 
@@ -270,7 +272,7 @@ def test_legacy_capsule_into_torch(consume):
     assert capsule_name(capsule) == "dltensor"
     t = consume(capsule)
     assert capsule_name(capsule) == "used_dltensor"
-    assert t.data_ptr() == x._address and t.tolist() == [0, 1, 2, 3, 4]
+    assert t.data_ptr() == data_address(x) and t.tolist() == [0, 1, 2, 3, 4]
     t[4] = 40
     assert int(x[4]) == 40
 
@@ -283,7 +285,7 @@ def test_versioned_capsule_into_torch():
     assert versioned_header(capsule) == (1, 0, 0)
     t = torch.from_dlpack(capsule)
     assert capsule_name(capsule) == "used_dltensor_versioned"
-    assert t.data_ptr() == x._address and t.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert t.data_ptr() == data_address(x) and t.tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
 def test_dlnumba_capsules_into_dlnumba():
@@ -292,7 +294,7 @@ def test_dlnumba_capsules_into_dlnumba():
     for capsule, used in [(xp.to_dlpack(x), "used_dltensor"),
                           (x.__dlpack__(max_version=(1, 3)), "used_dltensor_versioned")]:
         y = xp.from_dlpack(capsule)
-        assert capsule_name(capsule) == used and y._address == x._address
+        assert capsule_name(capsule) == used and data_address(y) == data_address(x)
         with pytest.raises(BufferError, match="already consumed"):
             xp.from_dlpack(capsule)
 
@@ -328,7 +330,7 @@ def test_readonly_numpy_imports_readonly():
     a = np.arange(4.0)
     a.flags.writeable = False
     x = xp.from_dlpack(a)
-    assert x._readonly and x._address == np_ptr(a)
+    assert x._readonly and data_address(x) == np_ptr(a)
     with pytest.raises(ValueError, match="read-only"):
         x[0] = 1.0
     with pytest.raises(ValueError, match="read-only"):
@@ -343,7 +345,7 @@ def test_copy_of_readonly_is_writable(source):
     a.flags.writeable = False
     src = a if source == "numpy" else xp.from_dlpack(a)
     x = xp.from_dlpack(src, copy=True)
-    assert not x._readonly and x._address != np_ptr(a)
+    assert not x._readonly and data_address(x) != np_ptr(a)
     x[0] = 9.0
     assert a[0] == 0.0
 
@@ -408,7 +410,7 @@ def test_export_copy_sets_is_copied():
     capsule = x.__dlpack__(max_version=(1, 0), copy=True)
     assert versioned_header(capsule)[2] == IS_COPIED
     y = xp.from_dlpack(capsule)
-    assert y._address != x._address and y._strides == (1,)
+    assert data_address(y) != data_address(x) and y._strides == (1,)
     np.testing.assert_array_equal(xp_values(y), [3.0, 2.0, 1.0, 0.0])
 
 
@@ -416,11 +418,11 @@ def test_numpy_from_dlpack_copy_flags():
     """np.from_dlpack(x, copy=True) shares nothing; copy=False and device='cpu' share."""
     x = xp.arange(4.0)
     a = np.from_dlpack(x, copy=True)
-    assert np_ptr(a) != x._address
+    assert np_ptr(a) != data_address(x)
     a[0] = 5.0
     assert float(x[0]) == 0.0
-    assert np_ptr(np.from_dlpack(x, copy=False)) == x._address
-    assert np_ptr(np.from_dlpack(x, device="cpu")) == x._address
+    assert np_ptr(np.from_dlpack(x, copy=False)) == data_address(x)
+    assert np_ptr(np.from_dlpack(x, device="cpu")) == data_address(x)
 
 
 # ---- dlnumba.from_dlpack: copy and device ----
@@ -440,7 +442,7 @@ def _ptr(obj):
     if isinstance(obj, torch.Tensor):
         return obj.data_ptr()
     if isinstance(obj, xp.ndarray):
-        return obj._address
+        return data_address(obj)
     return obj.unsafe_buffer_pointer()
 
 
@@ -449,7 +451,7 @@ def test_from_dlpack_copy_true_shares_nothing(producer):
     """from_dlpack(copy=True) returns fresh memory: writes do not reach the source."""
     src = _producers()[producer]()
     x = xp.from_dlpack(src, copy=True)
-    assert x._address != _ptr(src) and not x._readonly
+    assert data_address(x) != _ptr(src) and not x._readonly
     x[0] = 100.0
     assert float(np.asarray(src)[0] if producer != "dlnumba" else src[0]) == 0.0
     np.testing.assert_array_equal(xp_values(x)[1:], np.arange(1.0, 6.0))
@@ -463,7 +465,7 @@ def test_from_dlpack_never_copies(producer, kwargs):
     """copy=False / None and every spelling of the CPU device give a zero-copy view."""
     src = _producers()[producer]()
     x = xp.from_dlpack(src, **kwargs)
-    assert x._address == _ptr(src)
+    assert data_address(x) == _ptr(src)
     np.testing.assert_array_equal(xp_values(x), np.arange(6.0))
 
 
@@ -471,7 +473,7 @@ def test_from_dlpack_copy_false_noncontiguous():
     """copy=False keeps non-contiguous and negative-stride NumPy views as they are."""
     a = np.arange(24).reshape(4, 6)[::-1, ::3]
     x = xp.from_dlpack(a, copy=False)
-    assert x._address == np_ptr(a) and x._strides == (-6, 3)
+    assert data_address(x) == np_ptr(a) and x._strides == (-6, 3)
 
 
 def _cuda_params():
@@ -545,7 +547,7 @@ def test_dlpack_dl_device_cpu_no_copy():
     """__dlpack__(dl_device=(1, 0), copy=False) exports without a copy."""
     x = xp.arange(3)
     y = xp.from_dlpack(x.__dlpack__(max_version=(1, 0), dl_device=(1, 0), copy=False))
-    assert y._address == x._address
+    assert data_address(y) == data_address(x)
 
 
 # ---- JAX ----
@@ -569,7 +571,7 @@ def test_from_jax(x64, dtype, shape):
     x = xp.from_dlpack(j)
     assert x.dtype == getattr(xp, dtype) and x.shape == shape
     if j.size:
-        assert x._address == j.unsafe_buffer_pointer()
+        assert data_address(x) == j.unsafe_buffer_pointer()
     np.testing.assert_array_equal(bits(xp_values(x)), bits(jax_values(j)))
 
 
@@ -577,10 +579,10 @@ def test_from_jax(x64, dtype, shape):
 def test_jax_from_dlnumba(x64, dtype):
     """jnp.from_dlpack(dlnumba) keeps values for every dtype, zero-copy (64-byte aligned)."""
     x = xp_sample(dtype)
-    assert x._address % 64 == 0
+    assert data_address(x) % 64 == 0
     j = jnp.from_dlpack(x)
     assert j.dtype == (ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype))
-    assert j.unsafe_buffer_pointer() == x._address
+    assert j.unsafe_buffer_pointer() == data_address(x)
     np.testing.assert_array_equal(jax_values(j), xp_values(x))
 
 
@@ -592,7 +594,7 @@ def test_jax_from_dlnumba_layouts(x64, layout):
     assert j.shape == x.shape
     np.testing.assert_array_equal(np.asarray(j), xp_values(x))
     if layout == "transposed":  # aligned and compact: JAX keeps the memory
-        assert j.unsafe_buffer_pointer() == x._address
+        assert j.unsafe_buffer_pointer() == data_address(x)
 
 
 @pytest.mark.parametrize("layout", ["strided", "offset", "negative", "zero-stride"])
@@ -639,7 +641,7 @@ def test_roundtrip_numpy_dlnumba_numpy(a):
     assert b.dtype == a.dtype and b.shape == a.shape
     if a.size:  # size-0 writability: see test_empty_zero_stride_export_stays_writable
         assert b.flags.writeable == a.flags.writeable
-        assert x._address == np_ptr(a) and np_ptr(b) == np_ptr(a)
+        assert data_address(x) == np_ptr(a) and np_ptr(b) == np_ptr(a)
         assert x._strides == elem_strides(a) and b.strides == a.strides
     np.testing.assert_array_equal(bits(b), bits(a))
     np.testing.assert_array_equal(bits(xp_values(x)), bits(a))

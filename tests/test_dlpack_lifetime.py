@@ -19,6 +19,8 @@ import jax.numpy as jnp
 
 import dlnumba as xp
 
+from helpers import to_numpy
+
 
 def collect():
     gc.collect()
@@ -91,7 +93,7 @@ def test_jax_memory_alive_after_source_dropped():
     del j
     collect()
     junk = scribble()
-    np.testing.assert_array_equal(x._numpy(), np.arange(1000, dtype=np.int32))
+    np.testing.assert_array_equal(to_numpy(x), np.arange(1000, dtype=np.int32))
     del junk
 
 
@@ -152,7 +154,7 @@ def test_copy_export_does_not_hold_source():
     del x
     collect()
     assert ref() is None
-    assert xp.from_dlpack(capsule)._numpy().tolist() == list(range(10))
+    assert to_numpy(xp.from_dlpack(capsule)).tolist() == list(range(10))
 
 
 def test_dlnumba_chain_releases_everything():

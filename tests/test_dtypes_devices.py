@@ -11,10 +11,12 @@ import dlnumba as xp
 from dlnumba._devices import as_device
 from dlnumba._dtypes import as_dtype
 
+from helpers import ALL, DTYPES, STANDARD
+
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
 # name: (kind, itemsize, DLPack code)
-DTYPES = {
+DTYPE_FACTS = {
     "bool": ("bool", 1, 6),
     "int8": ("signed integer", 1, 0), "int16": ("signed integer", 2, 0),
     "int32": ("signed integer", 4, 0), "int64": ("signed integer", 8, 0),
@@ -24,17 +26,16 @@ DTYPES = {
     "float32": ("real floating", 4, 2), "float64": ("real floating", 8, 2),
     "complex64": ("complex floating", 8, 5), "complex128": ("complex floating", 16, 5),
 }
-STANDARD = [n for n in DTYPES if n not in ("float16", "bfloat16")]
 
 
 # ---- dtypes ----
 
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", ALL)
 def test_dtype_attributes(name):
     """Each dtype is a module attribute: NumPy's dtype of that name (ml_dtypes' bfloat16), whose
     row in dlnumba's table has its kind, itemsize and DLPack code."""
     dtype = getattr(xp, name)
-    kind, itemsize, code = DTYPES[name]
+    kind, itemsize, code = DTYPE_FACTS[name]
     expected = np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
     assert dtype is expected and dtype.name == name and dtype.itemsize == itemsize
     assert name in xp.__all__
@@ -45,7 +46,7 @@ def test_dtype_attributes(name):
     assert row.numpy is dtype and row.storage.itemsize == itemsize
 
 
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", ALL)
 def test_dtype_storage(name):
     """A row's storage is the NumPy dtype whose bytes the kernels use (uint16 for bfloat16)."""
     expected = np.dtype("uint16" if name == "bfloat16" else name)
@@ -55,7 +56,7 @@ def test_dtype_storage(name):
 def test_dtype_equality_and_hash():
     """Dtypes compare equal only to themselves (and NumPy's spellings of themselves) and hash
     consistently."""
-    dtypes = [getattr(xp, n) for n in DTYPES]
+    dtypes = list(DTYPES.values())
     assert len(set(dtypes)) == len(dtypes)
     for a in dtypes:
         assert a == a and hash(a) == hash(getattr(xp, a.name))
@@ -66,7 +67,7 @@ def test_dtype_equality_and_hash():
     assert xp.bfloat16 != xp.uint16 and xp.bfloat16 != xp.float16
 
 
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", ALL)
 def test_dtype_pickle_and_copy_keep_the_dtype(name):
     """pickle, copy and deepcopy give an equal dtype (NumPy's dtypes), which arrays take."""
     dtype = getattr(xp, name)
@@ -75,7 +76,7 @@ def test_dtype_pickle_and_copy_keep_the_dtype(name):
         assert xp.zeros(2, dtype=same).dtype is dtype
 
 
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", ALL)
 def test_arrays_report_their_dtype(name):
     """An array's dtype attribute is the module's dtype object."""
     dtype = getattr(xp, name)

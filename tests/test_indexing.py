@@ -10,13 +10,13 @@ from dlnumba.kernels.indexing import PREFETCH_DISTANCE
 
 from helpers import to_numpy
 
-DTYPES = ["bool", "int8", "uint16", "int32", "float32", "float64", "complex64", "complex128"]
+SAMPLE_DTYPES = ["bool", "int8", "uint16", "int32", "float32", "float64", "complex64", "complex128"]
 
 
 @st.composite
 def strided_arrays(draw, min_dims=1, max_dims=4):
     """A NumPy array of a random dtype and layout (reversed or stepped axes, transposed)."""
-    dtype = draw(st.sampled_from(DTYPES))
+    dtype = draw(st.sampled_from(SAMPLE_DTYPES))
     shape = draw(hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=0, max_side=5))
     base = np.arange(int(np.prod([2 * n for n in shape]))).astype(dtype)
     a = base.reshape([2 * n for n in shape])[tuple(
@@ -209,7 +209,7 @@ def test_gather_moves_every_item_size_exactly(dtype):
     x = xp.astype(xp.asarray(np.arange(10.0)), getattr(xp, dtype))
     picked = x[xp.asarray([9, 0, -1])]
     values = xp.real(picked) if dtype == "complex128" else xp.astype(picked, xp.float64)
-    assert np.array_equal(values._numpy(), [9.0, 0.0, 9.0])
+    assert np.array_equal(to_numpy(values), [9.0, 0.0, 9.0])
 
 
 def test_index_arrays_of_any_integer_dtype():
