@@ -248,7 +248,7 @@ def _vector_extreme(op, x, start, count):
 def _rounds(op, x, at, first, stop, notes):
     """The rounds ``first`` to ``stop`` of 4 vectors each from ``x[at]``, vector ``v`` into
     accumulator ``v % 4`` from the identity; the accumulators combined pairwise, and the
-    notes (``notes`` None: the exact steps, no notes)."""
+    notes of each (``notes`` None: the exact steps, no notes)."""
     width = lanes(x)
     a = b = c = d = vector_identity(op, x)
     na = nb = nc = nd = notes
@@ -266,8 +266,8 @@ def _rounds(op, x, at, first, stop, notes):
 def _rounds_across_lines(op, x, at, shift, first, stop, notes):
     """:func:`_rounds` of a run whose first element is element ``shift`` of its line, read in
     whole lines: the accumulators take the lines' lanes turned by ``shift``, the last line goes
-    to accumulator 0 last (its lanes past the run take back what they held before it), and the
-    accumulators are turned back at the end."""
+    to accumulator 0 last (its lanes past the run, and its notes', take back what they held
+    before it), and the accumulators are turned back at the end."""
     width = lanes(x)
     identity = vector_identity(op, x)
     lines = at - shift

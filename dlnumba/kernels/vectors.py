@@ -29,9 +29,9 @@ def _vector_class():
     from numba.extending import models, register_model
 
     class Vector(types.Type):
-        def __init__(self, dtype):
-            self.dtype, self.lanes = dtype, VECTOR_BYTES * 8 // dtype.bitwidth
-            super().__init__(name=f"Vector({dtype} x {self.lanes})")
+        def __init__(self, dtype, lanes):
+            self.dtype, self.lanes = dtype, lanes
+            super().__init__(name=f"Vector({dtype} x {lanes})")
 
     @register_model(Vector)
     class _VectorModel(models.PrimitiveModel):
@@ -42,9 +42,10 @@ def _vector_class():
     return Vector
 
 
-def vector_type(dtype):
-    """The Numba type of a vector of ``dtype`` (a Numba scalar type)."""
-    return _vector_class()(dtype)
+def vector_type(dtype, lanes=None):
+    """The Numba type of a vector of ``dtype`` (a Numba scalar type): of one line's lanes
+    unless ``lanes``."""
+    return _vector_class()(dtype, lanes or VECTOR_BYTES * 8 // dtype.bitwidth)
 
 
 def _operation(op):
@@ -152,14 +153,15 @@ def vector_quick_total(typingctx, op, vector):
         builder, args[1], _quick(builder, op))
 
 
-# A quick maximum's or minimum's notes on its vectors, integer vectors of the lanes' width: the
-# lanes that met a NaN (all ones), and the sign bits gathered (a minimum's: any set; a
-# maximum's: all set), which say the sign of a zero result. Where there are no notes (None),
-# the steps are exact.
+# A quick maximum's or minimum's notes on its vectors: the lanes that met a NaN (booleans), and
+# the sign bits gathered (integers of the lanes' width: a minimum's, any set; a maximum's, all
+# set), which say the sign of a zero result. Where there are no notes (None), the steps are
+# exact.
 
 def _notes_type(vector):
-    lane = vector_type(types.int64 if vector.dtype.bitwidth == 64 else types.int32)
-    return types.UniTuple(lane, 2)
+    signs = types.int64 if vector.dtype.bitwidth == 64 else types.int32
+    return types.Tuple((vector_type(types.boolean, vector.lanes),
+                        vector_type(signs, vector.lanes)))
 
 
 def _gather(builder, op):
@@ -173,9 +175,9 @@ def notes_identity(typingctx, op, pointer):
     signs = 0 if _operation(op)[0] == "llvm.minimum" else -1
 
     def codegen(context, builder, signature, args):
-        lane = context.get_value_type(notes.dtype)
-        return context.make_tuple(builder, notes, [ir.Constant(lane, [0] * lane.count),
-                                                   ir.Constant(lane, [signs] * lane.count)])
+        nans, words = (context.get_value_type(kind) for kind in notes)
+        return context.make_tuple(builder, notes, [ir.Constant(nans, [0] * nans.count),
+                                                   ir.Constant(words, [signs] * words.count)])
 
     return notes(op, pointer), codegen
 
@@ -194,9 +196,9 @@ def vector_step(typingctx, op, vector, notes, value):
             return context.make_tuple(builder, result, [_exact(builder, operation)(held, new),
                                                         noted])
         nans, signs = cgutils.unpack_tuple(builder, noted)
-        found = builder.sext(builder.fcmp_unordered("uno", new, new), nans.type)
-        noted = context.make_tuple(builder, notes, [builder.or_(nans, found), _gather(
-            builder, op)(signs, builder.bitcast(new, signs.type))])
+        noted = context.make_tuple(builder, notes, [
+            builder.or_(nans, builder.fcmp_unordered("uno", new, new)),
+            _gather(builder, op)(signs, builder.bitcast(new, signs.type))])
         return context.make_tuple(builder, result, [_quick(builder, op)(held, new), noted])
 
     return result(op, vector, notes, value), codegen
@@ -223,12 +225,11 @@ def vectors_paired(typingctx, op, a, b):
 def notes_verdict(typingctx, op, notes):
     """Whether the notes met a NaN, and whether a zero result is -0.0."""
     def codegen(context, builder, signature, args):
-        found = []
-        for held, merge in zip(cgutils.unpack_tuple(builder, args[1]),
-                               (builder.or_, _gather(builder, op))):
-            gathered = _halves(builder, held, merge)
-            found.append(builder.icmp_signed("<", gathered, ir.Constant(gathered.type, 0)))
-        return context.make_tuple(builder, signature.return_type, found)
+        nans, signs = cgutils.unpack_tuple(builder, args[1])
+        gathered = _halves(builder, signs, _gather(builder, op))
+        return context.make_tuple(builder, signature.return_type, [
+            _halves(builder, nans, builder.or_),
+            builder.icmp_signed("<", gathered, ir.Constant(gathered.type, 0))])
 
     return types.UniTuple(types.boolean, 2)(op, notes), codegen
 
