@@ -12,11 +12,12 @@ from dlnumba import _backend, kernels
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def _architecture():
+def _architecture(package=ROOT / "dlnumba"):
+    """``tools/architecture.py``'s measure of ``package``."""
     spec = importlib.util.spec_from_file_location("architecture", ROOT / "tools/architecture.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.measure(ROOT / "dlnumba")
+    return module.measure(package)
 
 
 def test_the_cpu_backend_has_every_entry_point():
@@ -53,10 +54,7 @@ def test_the_guard_sees_every_form_of_device_test(tmp_path):
         "class A:\n    def g(self, device):\n        if device.type == 'cuda':\n"
         "            return _cuda(device)\n        return 'cpu' != device.type\n"
         "def h(x):\n    return x._device.host_memory and x._device is x._device\n")
-    spec = importlib.util.spec_from_file_location("architecture", ROOT / "tools/architecture.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    found = module.measure(tmp_path)["device branches"]
+    found = _architecture(tmp_path)["device branches"]
     assert sorted((function, line) for _, function, line in found) == [
         ("A.g", 5), ("A.g", 6), ("A.g", 7), ("f", 2), ("f", 2)]
 

@@ -7,6 +7,7 @@ directory). Function-local imports count as imports.
 
 import ast
 import os
+import pathlib
 import sys
 
 # The layers, by module name relative to the package; a module is in the first that matches.
@@ -70,11 +71,11 @@ def _runtime_nodes(tree):
                 stack.append(child)
 
 
-def _imports(modules):
+def _imports(modules, trees):
     """{module: {(imported module, name)}} for imports within the package."""
     graph = {}
     for module, path in modules.items():
-        tree = ast.parse(open(path).read())
+        tree = trees[module]
         is_package = path.endswith("__init__.py")
         edges = graph[module] = set()
         for node in _runtime_nodes(tree):
@@ -126,16 +127,16 @@ def _largest_cycle(graph):
     return sorted(best)
 
 
-def _device_branches(modules):
+def _device_branches(trees):
     """(module, function, line) of each test of which device an array is on in front-end
     modules: a comparison with the CPU device or with a device type's name (``"cpu"``,
     ``"cuda"``), and each ``_cuda(...)`` call. A device's capabilities (``host_memory``) are
     no such test."""
     found = []
-    for module, path in modules.items():
+    for module, tree in trees.items():
         if _layer(module) != "front end" or module in ("_backend", "_devices"):
             continue
-        for function, node in _nodes_in_functions(ast.parse(open(path).read())):
+        for function, node in _nodes_in_functions(tree):
             if isinstance(node, ast.Compare) and any(
                     (isinstance(part, ast.Name) and part.id == "CPU")
                     or (isinstance(part, ast.Constant) and part.value in _DEVICE_TYPES)
@@ -164,12 +165,14 @@ def measure(root):
     device branches in front-end modules, private names imported from other modules and across
     layers, and the front-end modules that the layers below the front end import."""
     modules = _modules(root)
-    graph = _imports(modules)
+    sources = {module: pathlib.Path(path).read_text() for module, path in modules.items()}
+    trees = {module: ast.parse(source) for module, source in sources.items()}
+    graph = _imports(modules, trees)
     return {
-        "lines": sum(len(open(p).read().splitlines()) for p in modules.values()),
+        "lines": sum(len(source.splitlines()) for source in sources.values()),
         "modules": len(modules),
         "cycle": _largest_cycle(graph),
-        "device branches": _device_branches(modules),
+        "device branches": _device_branches(trees),
         "private imports": sorted(
             {(module, target, name) for module, edges in graph.items() for target, name in edges
              if name and name.startswith("_") and not name.startswith("__")}),
