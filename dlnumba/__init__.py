@@ -23,6 +23,7 @@ from ._creation_functions import (
 )
 from ._data_type_functions import astype, can_cast, finfo, iinfo, isdtype, result_type
 from ._devices import Device
+from ._fuse import fuse
 from ._elementwise_functions import *  # noqa: F403 (every elementwise function)
 from ._elementwise_functions import __all__ as _elementwise_names
 from . import _dtypes
@@ -107,7 +108,7 @@ __all__ = [
     # DLPack, legacy interface
     "to_dlpack",
     # extensions
-    "fft", "linalg", "is_strict", "set_strict", "strict",
+    "fft", "fuse", "linalg", "is_strict", "set_strict", "strict",
     "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod",
     "nanstd", "nansum", "nanvar", "pad",
 ]

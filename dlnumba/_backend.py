@@ -50,6 +50,18 @@ class Backend(Protocol):
         """``out = name(*inputs)`` elementwise: inputs and out are (address, strides, dtype),
         broadcast to ``shape``; operands converted to ``compute_dtype`` first."""
 
+    def fused_job(self, tag, layouts, shape):
+        """A job whose ``call(addresses, constants)`` computes the fused expression of the
+        tag dtype ``tag`` (:mod:`.shared.fused`) for the inputs and output of ``layouts``
+        ((strides, dtype) each), broadcast to ``shape``, at ``addresses``, with its constants'
+        slots in the int64 array ``constants``; None for no elements."""
+
+    def fused_reduction(self, tag, layouts, shape, name, axes, x_strides, x_dtype, acc_dtype):
+        """A job whose ``call(addresses, acc_address, constants)`` reduces the values of the
+        fused expression ``tag`` for inputs of ``layouts`` as :meth:`reduce_array` reduces
+        the array of them of ``x_strides`` and ``x_dtype``, bit for bit; None where the
+        backend has no such path (the caller writes the values out, then reduces them)."""
+
     def reduce_array(self, name, x_address, x_strides, x_dtype, shape, axes, acc_address,
                      acc_dtype):
         """Reduce (``sum``, ``prod``, ``max``, ``min``, ``any``, ``all``, ``count``,

@@ -10,6 +10,7 @@ from ._array_object import _SCALAR_KINDS, check_scalar_kind, ndarray
 from ._dtypes import (PYTHON_TYPES, FLOATING, INTEGER, KINDS, DType, as_dtype, bfloat16,
                       common_dtype, complex64, complex128, float32, float64, numpy_twin, promote)
 from ._mode import is_strict
+from ._traced import Traced, traced
 
 if TYPE_CHECKING:
     from ._typing import DeviceLike, DTypeLike, Scalar
@@ -34,6 +35,8 @@ def astype(x: ndarray, dtype: DTypeLike, /, *, copy: bool = True,
         to the caller (use ``real`` or ``imag`` first).
     """
     if not isinstance(x, ndarray):
+        if isinstance(x, Traced):
+            return traced("astype", x, dtype, copy=copy, device=device)
         raise TypeError(f"astype expects a dlnumba.ndarray, not {type(x).__name__}")
     dtype = as_dtype(dtype)
     if x._dtype.kind == "complex floating" and dtype.kind != "complex floating":

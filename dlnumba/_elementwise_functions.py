@@ -25,6 +25,7 @@ from ._dtypes import (PYTHON_TYPES, CATEGORIES, REAL_OF_COMPLEX, bfloat16, bool 
 from ._layout import (broadcast_shapes, broadcast_strides, c_strides, dense_strides_like,
                       size_of)
 from ._mode import is_strict
+from ._traced import Traced, traced
 from .shared.scalar import FUNCTIONS
 
 if TYPE_CHECKING:
@@ -127,6 +128,8 @@ def _unary_signature(name, dtype, shape, strides, backend):
 
 def _unary(name, x, /):
     if not isinstance(x, ndarray):
+        if isinstance(x, Traced):
+            return traced(name, x)
         raise TypeError(f"{name} expects a dlnumba.ndarray, not {type(x).__name__}")
     backend = backend_of(x._device)
     kind, identity, result_dtype, out_strides, nbytes, compute_dtype, job, strict_error = \
@@ -158,6 +161,8 @@ def _as_operands(name, x1, x2):
             and not is_strict()):
         from ._creation_functions import asarray
         return asarray(x1), asarray(x2)
+    if isinstance(x1, Traced) or isinstance(x2, Traced):
+        return None  # the caller hands the call over to the tracer
     raise TypeError(f"{name} expects arrays, or an array and a Python scalar; got "
                     f"{type(x1).__name__} and {type(x2).__name__}")
 
@@ -212,7 +217,10 @@ def _binary(name, x1, x2, /, out=None):
         if type(x1) is ndarray and type(x2) in _SCALARS:  # the common case, kept lean
             x2, scalar = _scalar_array(x2, x1), True
         else:
-            x1, x2 = _as_operands(name, x1, x2)
+            operands = _as_operands(name, x1, x2)
+            if operands is None:
+                return traced(name, x1, x2)
+            x1, x2 = operands
     if x1._device is not x2._device and x1._device != x2._device:
         raise ValueError(f"{name}: arrays on {x1.device} and {x2.device} cannot be combined")
     backend = backend_of(x1._device)
@@ -269,6 +277,8 @@ def clip(x: ndarray, /, min: ndarray | int | float | None = None,
     bound gives NaN; an integer scalar beyond ``x``'s range is no bound on that side.
     """
     if not isinstance(x, ndarray):
+        if isinstance(x, Traced):
+            return traced("clip", x, min, max)
         raise TypeError(f"clip expects a dlnumba.ndarray, not {type(x).__name__}")
     _check("maximum", x._dtype)
     result = x

@@ -261,6 +261,7 @@ CALLER_SIGNATURES = (
     (7, "none", 0, (True,)),  # a boolean mask's assignment (expand)
     (4, "ssize", 0, (True,)),  # a threaded call's hand-over (kernels.threads)
     (3, "none", 0, (True,)),  # running pieces and waiting for them (kernels.threads)
+    (4, "none", 0, (True, False)),  # a fused expression's run (kernels.fused)
 )
 
 

@@ -14,6 +14,7 @@ from ._creation_functions import full
 from ._data_type_functions import promoted_dtype
 from ._dtypes import PYTHON_TYPES, bool as bool_, common_dtype, int64
 from ._mode import is_strict
+from ._traced import Traced, traced
 from ._layout import broadcast_shapes, broadcast_strides, c_strides, reshaped_strides
 from ._set_functions import _NO_ORDER, _flat
 from ._statistical_functions import _ALL, _axes, _check_keepdims, _reduce, _shaped, real_numeric
@@ -122,7 +123,9 @@ def where(condition: ndarray, x1: ndarray | Scalar, x2: ndarray | Scalar, /) -> 
         For a condition that is not a bool array, dtypes that do not promote together, two
         scalars, or a scalar of a kind the other array's dtype cannot hold.
     """
-    if not isinstance(condition, ndarray):
+    if not isinstance(condition, ndarray) or isinstance(x1, Traced) or isinstance(x2, Traced):
+        if any(isinstance(x, Traced) for x in (condition, x1, x2)):
+            return traced("where", condition, x1, x2)
         raise TypeError(f"where needs a bool dlnumba.ndarray condition, not {condition!r}")
     if condition._dtype is not bool_:
         if is_strict():

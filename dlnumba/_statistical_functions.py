@@ -19,6 +19,7 @@ from ._dtypes import (DTYPES, FLOATING, NUMERIC, REAL_NUMERIC, REAL_OF_COMPLEX, 
                       bool as bool_, computation_dtype, float64, int64, uint64, uint8)
 from ._layout import MAX_NDIM, c_layout, c_strides, size_of
 from ._mode import is_strict
+from ._traced import Traced, traced
 
 if TYPE_CHECKING:
     from ._typing import Axes, DTypeLike
@@ -148,6 +149,8 @@ def _sum_or_prod(name, op, x, axis, dtype, keepdims):
     if type(x) is ndarray and dtype is None and keepdims is False and x._dtype in _LEAN_SUMS:
         return _reduce(name, op, x, _ALL_AXES[len(x._shape)] if axis is None
                        else _axes(name, x, axis), x._dtype)  # kept lean
+    if isinstance(x, Traced):
+        return traced(name, x, axis=axis, dtype=dtype, keepdims=keepdims)
     check_array(name, x, _ALL, "numeric (or bool)")
     _check_keepdims(name, keepdims)
     axes = _axes(name, x, axis)
@@ -178,6 +181,8 @@ def _extreme(name, op, x, axis, keepdims):
             and 0 not in x._shape):
         return _reduce(name, op, x, _ALL_AXES[len(x._shape)] if axis is None
                        else _axes(name, x, axis), x._dtype)  # kept lean
+    if isinstance(x, Traced):
+        return traced(name, x, axis=axis, keepdims=keepdims)
     ordered = real_numeric(name, x)
     _check_keepdims(name, keepdims)
     axes = _axes(name, x, axis)
@@ -215,6 +220,8 @@ def mean(x: ndarray, /, *, axis: Axes | None = None, keepdims: bool = False,
     Outside strict mode an integer or bool array's mean is float64, and ``dtype`` (an
     extension, as NumPy's) names the floating dtype to compute and return it in.
     """
+    if isinstance(x, Traced):
+        return traced("mean", x, axis=axis, keepdims=keepdims, dtype=dtype)
     dtype = _averaged_dtype("mean", x) if dtype is None else _requested_dtype("mean", x, dtype)
     _check_keepdims("mean", keepdims)
     result, axes = _mean("mean", x, axis, dtype)

@@ -10,6 +10,7 @@ from ._dtypes import NUMERIC, bool as bool_
 from ._elementwise_functions import subtract
 from ._manipulation_functions import concat
 from ._statistical_functions import _ALL, _axes, _check_keepdims, _reduce, _shaped
+from ._traced import Traced, traced
 
 if TYPE_CHECKING:
     from ._typing import Axes
@@ -61,6 +62,8 @@ def diff(x: ndarray, /, *, axis: int = -1, n: int = 1, prepend: ndarray | None =
 
 
 def _truth(name, op, x, axis, keepdims):
+    if isinstance(x, Traced):
+        return traced(name, x, axis=axis, keepdims=keepdims)
     check_array(name, x, _ALL, "any")
     _check_keepdims(name, keepdims)
     axes = _axes(name, x, axis)

@@ -35,6 +35,7 @@ __all__ = ["SIMULATOR", "Backend", "check_device", "device_count", "register_jit
 _KERNEL_MODULES = {
     "apply_elementwise": "._kernels", "arg_reduce_array": "._kernels",
     "compress": "._kernels", "copy_array": "._kernels", "expand": "._kernels",
+    "fused_job": "._fused", "fused_reduction": "._fused",
     "gather": "._kernels", "put": "._kernels",
     "reduce_array": "._kernels", "scan_array": "._kernels", "scatter": "._kernels",
     "take": "._kernels",

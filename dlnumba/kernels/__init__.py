@@ -19,6 +19,7 @@ from . import creation, indexing, searching
 from .copy import copy_array
 from .arg_reduction import arg_reduce_array
 from .elementwise import apply_elementwise, elementwise_job
+from .fused import fused_job, fused_reduction
 from .reduction import reduce_array, reduce_job
 from .scan import scan_array
 from .sorting import key_layout
@@ -34,9 +35,9 @@ _UNITS = {size: tag.dtype for size, tag in UNITS.items()}
 _INT64 = np.dtype(np.int64)
 
 __all__ = ["allocate", "apply_elementwise", "arg_reduce_array", "check_pointer", "compress",
-           "copy_array", "elementwise_job", "expand", "gather", "hand_over", "linspace",
-           "nonzero", "put", "reduce_array", "reduce_job", "scan_array", "scatter", "take", "where",
-           "zero_triangle"]
+           "copy_array", "elementwise_job", "expand", "fused_job", "fused_reduction", "gather",
+           "hand_over", "linspace", "nonzero", "put", "reduce_array", "reduce_job", "scan_array",
+           "scatter", "take", "where", "zero_triangle"]
 
 
 def check_pointer(address):

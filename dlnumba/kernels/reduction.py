@@ -125,7 +125,7 @@ def _reduce_run_function(op, x_tag, acc_tag):
 # ---- the engine: plans, jobs and threads ----
 
 
-def _split(plan, parts):
+def split_plan(plan, parts):
     """Pieces of ``plan`` cut along its outermost kept dimension with at least ``parts``
     elements, else along its outermost such reduced one (fewer parts where no dimension has
     that many): (offsets, shape) of each, and whether they were cut along a reduced dimension.
@@ -196,7 +196,7 @@ class _ReduceJob:
             self.call = self._first_walk
             return
         if parallel and THREADS > 1 and plan.size * x_dtype.itemsize >= PARALLEL_BYTES:
-            pieces, self.reduced_split = _split(plan, PIECES)
+            pieces, self.reduced_split = split_plan(plan, PIECES)
         else:
             pieces, self.reduced_split = [((0, 0), plan.shape)], False
         self._place(pieces, kept)
@@ -281,18 +281,26 @@ _EXACT_KINDS = ("bool", "signed integer", "unsigned integer")  # sums in any ord
 
 @functools.lru_cache(maxsize=4096)
 def _reduce_job(name, shape, x_strides, x_dtype, axes, acc_dtype, parallel):
-    """The job of a reduction (see :func:`reduce_job`): a :class:`_CastReduceJob` where its
-    own kernel is not shipped and the cast one is, else its own (compiled if not shipped). A
-    floating sum is cast only from a C-contiguous input, whose order of summation the cast
-    keeps."""
+    """The job of a reduction (see :func:`reduce_job`): a :class:`_CastReduceJob` where
+    :func:`reduced_dtype` says so, else its own (compiled if not shipped)."""
+    if reduced_dtype(name, shape, x_strides, x_dtype, acc_dtype) is acc_dtype is not x_dtype:
+        return _CastReduceJob((x_strides, x_dtype, shape, acc_dtype), _ReduceJob(
+            name, shape, c_strides(shape), acc_dtype, axes, acc_dtype, parallel))
+    return _ReduceJob(name, shape, x_strides, x_dtype, axes, acc_dtype, parallel)
+
+
+def reduced_dtype(name, shape, x_strides, x_dtype, acc_dtype):
+    """The dtype whose elements :func:`reduce_array` reduces: ``acc_dtype`` where the input is
+    cast to it first (the reduction from ``x_dtype`` is not shipped, that of ``acc_dtype``
+    is), else ``x_dtype``. A floating sum is cast only from a C-contiguous input, whose order
+    of summation the cast keeps."""
     size = size_of(shape)
     if (name in ("sum", "prod") and x_dtype is not acc_dtype and size
             and (acc_dtype.kind in _EXACT_KINDS or x_strides == c_strides(shape))
             and not _ships_reduction(name, x_dtype, acc_dtype, size)
             and _ships_reduction(name, acc_dtype, acc_dtype, size)):
-        return _CastReduceJob((x_strides, x_dtype, shape, acc_dtype), _ReduceJob(
-            name, shape, c_strides(shape), acc_dtype, axes, acc_dtype, parallel))
-    return _ReduceJob(name, shape, x_strides, x_dtype, axes, acc_dtype, parallel)
+        return acc_dtype
+    return x_dtype
 
 
 def _ships_reduction(name, x_dtype, acc_dtype, size):

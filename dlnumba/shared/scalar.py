@@ -205,6 +205,8 @@ def _pow_int(x, y):
 
 
 def _pow(x, y):
+    if y == 2:  # NumPy's power loop squares by one product, which vectorizes where pow does not
+        return x * x
     return x ** y
 
 
