@@ -54,7 +54,8 @@ class Backend(Protocol):
         """A job whose ``call(addresses, constants)`` computes the fused expression of the
         tag dtype ``tag`` (:mod:`.shared.fused`) for the inputs and output of ``layouts``
         ((strides, dtype) each), broadcast to ``shape``, at ``addresses``, with its constants'
-        slots in the int64 array ``constants``; None for no elements."""
+        slots (16 bytes each) in the int64 array ``constants.words``, at ``constants.address``;
+        None for no elements."""
 
     def fused_reduction(self, tag, layouts, shape, name, axes, x_strides, x_dtype, acc_dtype):
         """A job whose ``call(addresses, acc_address, constants)`` reduces the values of the

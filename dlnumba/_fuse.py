@@ -43,6 +43,7 @@ SUPPORTED = ("the elementwise functions and operators, where, astype and clip, o
 _REDUCTIONS = ("sum", "prod", "max", "min", "mean", "any", "all")
 _SCALARS = (bool, int, float, complex)
 _CONSTANT_WORDS = 2  # int64 words of a constant's slot (kernels.fused.CONSTANT_BYTES)
+_CALLS_KEPT = 1024  # layouts of arguments whose calls a fused function keeps ready
 
 
 def fuse(function=None):
@@ -72,17 +73,31 @@ class Fused:
             raise TypeError(f"fuse takes a function, not {function!r}")
         self.function = function
         self._traced = {}  # kinds of the arguments -> _Traced
+        self._calls = {}  # kinds and layouts of the arguments -> the call
         functools.update_wrapper(self, function)
 
     def __repr__(self):
         return f"<dlnumba.fuse of {self.function!r}>"
 
     def __call__(self, *arguments):
-        key = tuple(_kind_of(argument) for argument in arguments)
-        traced = self._traced.get(key)
+        key = tuple([(a._dtype, a._shape, a._strides, a._device) if type(a) is ndarray
+                     else _kind_of(a) for a in arguments])
+        call = self._calls.get(key)
+        if call is None:
+            call = self._prepared(key, arguments)
+        return call(arguments)
+
+    def _prepared(self, key, arguments):
+        """The call for arguments of ``key``'s kinds and layouts: traced for their kinds
+        (once), planned for their layouts."""
+        kinds = tuple(_kind_of(argument) for argument in arguments)
+        traced = self._traced.get(kinds)
         if traced is None:
-            traced = self._traced[key] = self._trace(arguments)
-        return traced.call(arguments)
+            traced = self._traced[kinds] = self._trace(arguments)
+        if len(self._calls) >= _CALLS_KEPT:
+            self._calls.clear()
+        call = self._calls[key] = traced.prepare(arguments)
+        return call
 
     def _trace(self, arguments):
         trace = _Trace()
@@ -250,8 +265,8 @@ class _Trace:
                       for step in self.steps)
         expression = Expression(tuple(dtype for _, dtype in self.inputs),
                                 tuple(dtype for dtype, _ in self.constants), steps)
-        words = np.concatenate([words for _, words in self.constants] or
-                               [np.zeros(_CONSTANT_WORDS, np.int64)])
+        words = _Constants(np.concatenate([words for _, words in self.constants] or
+                                          [np.zeros(_CONSTANT_WORDS, np.int64)]))
         return _Traced(expression, [position for position, _ in self.inputs], words,
                        self.reduction, result._dtype)
 
@@ -473,6 +488,15 @@ class _Reduction:
         self.result_dtype = result_dtype
 
 
+class _Constants:
+    """A traced function's constants: their slots' int64 ``words``, at ``address``."""
+
+    __slots__ = ("words", "address")
+
+    def __init__(self, words):
+        self.words, self.address = words, words.ctypes.data
+
+
 class _Traced:
     """A traced fused function: its expression, the positions of its array arguments, its
     constants' slots, and its final reduction (or None); with one call plan per layout of
@@ -486,24 +510,28 @@ class _Traced:
         self.result_dtype = result_dtype
         self._plans = {}
 
-    def call(self, arguments):
+    def prepare(self, arguments):
+        """``call(arguments)`` for arguments of these layouts."""
         arrays = [arguments[k] for k in self.positions]
-        key = tuple((a._shape, a._strides) for a in arrays)
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._plans[key] = self._plan(arrays)
         device = arrays[0]._device
         for array in arrays:
             if array._device is not device and array._device != device:
                 raise ValueError(f"a fused function's arrays must be on one device, not "
                                  f"{device} and {array.device}")
-        if self.reduction is None:
-            shape, strides, nbytes, job = plan
-            address, owner = backend_of(device).allocate(nbytes)
-            if job is not None:
-                job.call([a._address for a in arrays] + [address], self.constants)
-            return ndarray._new(address, shape, strides, self.dtype, device, owner, False)
-        return self._reduce(plan, arrays, device)
+        plan = self._plan(arrays)
+        if self.reduction is not None:
+            return functools.partial(self._reduce, plan, device)
+        shape, strides, nbytes, job = plan
+        allocate, positions, constants = backend_of(device).allocate, self.positions, \
+            self.constants
+        new, dtype, run = ndarray._new, self.dtype, job.call if job is not None else None
+
+        def call(arguments):
+            address, owner = allocate(nbytes)
+            if run is not None:
+                run([arguments[k]._address for k in positions] + [address], constants)
+            return new(address, shape, strides, dtype, device, owner, False)
+        return call
 
     def _plan(self, arrays):
         """What a call with arrays of these layouts needs: the result's shape, strides and
@@ -522,8 +550,9 @@ class _Traced:
         kept = tuple(n for d, n in enumerate(shape) if d not in r.axes)
         return shape, strides, job, fused, kept
 
-    def _reduce(self, plan, arrays, device):
+    def _reduce(self, plan, device, arguments):
         from ._statistical_functions import _divide, _reduce
+        arrays = [arguments[k] for k in self.positions]
         shape, strides, job, fused, kept = plan
         r = self.reduction
         if r.name in ("max", "min") and size_of([shape[d] for d in r.axes]) == 0:

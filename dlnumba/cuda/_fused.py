@@ -63,7 +63,7 @@ class _FusedJob:
         plan = self.plan
         kernel = _fused_kernel(self.tag, len(addresses) - 1, len(self.constant_dtypes))
         blocks, threads = launch_shape(plan.size)
-        slots = constants.view(np.uint8).reshape(-1, 16)
+        slots = constants.words.view(np.uint8).reshape(-1, 16)
         scalars = [slots[j, :dtype.itemsize].view(dtype)[0]
                    for j, dtype in enumerate(self.constant_dtypes)]
         with cuda.gpus[self.index]:

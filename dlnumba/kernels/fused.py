@@ -15,12 +15,13 @@ run in pieces on the engine's threads, each piece the same kernel over its part 
 """
 
 import functools
+import struct
 
 import numpy as np
 
 from .._layout import c_strides, size_of
 from .._memory import numpy_view
-from .._native import c_caller
+from .._native import buffer_address, c_caller
 from .._numba import carray, overload, types
 from ..shared import reductions
 from ..shared.conversions import convert
@@ -33,7 +34,7 @@ from .reduction import reduce_array, reduced_dtype, split_plan
 from .threads import (PARALLEL_BYTES, PIECE, PIECES, THREADS, VECTORIZED_SIZE, WORD,
                       pieces_state, run_pieces)
 from .transfer import _typed_pointer
-from .walk import call_function, compile_run, odometer
+from .walk import HELD_GIL_WORK, call_function, compile_run, odometer
 
 FUSED_RUN = types.void(*[types.intp] * 4)  # run(layout, ndim, addresses, constants)
 CONSTANT_BYTES = 16  # a constant's slot: room for a complex128
@@ -288,25 +289,30 @@ def _piece(words_address, k):
 
 
 _piece_address = functools.cache(lambda: compile_run(_piece, PIECE))
-_run_caller = functools.cache(lambda: c_caller(4, "none"))
 
 
 class _FusedJob:
     """A fused call's kernel and plan for its layouts: ``call(addresses, constants)`` runs it
     for operands at ``addresses`` (the inputs, then the output or accumulator) with the
-    constants' slots at address ``constants``."""
+    constants' slots at ``constants.address``."""
 
     def __init__(self, plan, rows, starts, run, parallel):
         self.plan, self.starts = plan, np.array(starts, np.int64)
         self.layouts = np.ascontiguousarray(rows)  # one layout, or one per piece
         self.run, self.parallel = run, parallel
         self.ndim = plan.shape.size
+        self.layout_address = self.layouts.ctypes.data
+        self.format = f"{self.starts.shape[-1]}q"
+        self.caller = c_caller(4, "none", release=plan.size >= HELD_GIL_WORK)
+        self.placed = self.starts.any()
 
     def call(self, addresses, constants):
         if not self.parallel:
-            placed = self.starts + addresses
-            _run_caller()(self.run, self.layouts.ctypes.data, self.ndim, placed.ctypes.data,
-                          constants.ctypes.data)
+            if self.placed:
+                addresses = [a + s for a, s in zip(addresses, self.starts.tolist())]
+            words = struct.pack(self.format, *addresses)  # alive until the call returns
+            self.caller(self.run, self.layout_address, self.ndim, buffer_address(words),
+                        constants.address)
             return
         placed = self.starts + np.asarray(addresses, np.int64)
         count = len(self.starts)
@@ -315,7 +321,7 @@ class _FusedJob:
         table[:, 1] = placed.ctypes.data + placed[0].nbytes * np.arange(count)
         words = [0] * (_CONSTANTS + 1)
         words[_TABLE], words[_NDIM], words[_RUN] = table.ctypes.data, self.ndim, self.run
-        words[_CONSTANTS] = constants.ctypes.data
+        words[_CONSTANTS] = constants.address
         run_pieces(pieces_state(_piece_address(), count, words))
 
 
