@@ -36,6 +36,8 @@ def load():
     with _LOCK:
         if _loaded:  # done, or this thread is loading (a definition being made asked again)
             return
+        from .kernels.linalg import load_lapack
+        load_lapack()  # else Numba's first compilation imports all of scipy.linalg
         import numba  # noqa: F401
         from numba.extending import typeof_impl
         _loaded = True

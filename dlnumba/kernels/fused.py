@@ -25,7 +25,7 @@ from .._native import buffer_address, c_caller
 from .._numba import carray, overload, types
 from ..shared import reductions
 from ..shared.conversions import convert
-from ..shared.fused import evaluate, expression_of
+from ..shared.fused import expression_of, step_lines
 from ..shared.plan import make_plan
 from ..shared.reductions import COMBINE_PARTIALS, OP_TAGS, identity_value, op_name
 from ..shared.tags import TAGS
@@ -41,73 +41,74 @@ CONSTANT_BYTES = 16  # a constant's slot: room for a complex128
 _GATHERED = 256  # elements of strided operands computed at a time
 
 
-def fused_walk(tag, layout, addresses, constants, reduction):
-    """Compute the expression ``tag`` names over a layout (compiled only): ``reduction`` None
-    writes each element to the last operand; else it is ``(op, x_tag, acc_tag, small)``, and
-    the values, of ``x_tag``'s dtype, are reduced by ``op`` into the accumulator (the operand
-    after the inputs), as :mod:`.reduction` reduces a dense array of them, whose strides are
-    the layout's last row (``small``: as its small-array walk does)."""
+def fused_walk(tag, variant, layout, ndim, addresses, constants, reduction):
+    """Compute the expression ``tag`` names over a layout (compiled only): ``layout`` points to
+    its rows of ``ndim`` words, ``addresses`` to the operands' addresses. ``variant`` (a
+    dtype whose one field names it) is the code the plan needs (:func:`_variant`).
+    ``reduction`` None writes each element to the last operand; else it is ``(op, x_tag,
+    acc_tag)``, and the values, of ``x_tag``'s dtype, are reduced by ``op`` into the
+    accumulator (the operand after the inputs), as :mod:`.reduction` reduces the array of them
+    the unfused calls write."""
 
 
 @overload(fused_walk, jit_options={"error_model": "numpy"})
-def _fused_walk_overload(tag, layout, addresses, constants, reduction):
-    expression = expression_of(tag)
+def _fused_walk_overload(tag, variant, layout, ndim, addresses, constants, reduction):
+    expression, name = expression_of(tag), next(iter(variant.dtype.fields))
     if reduction == types.none:
-        return _walk_source(expression, None)
+        return _walk_source(expression, name, None)
     op, x_tag, acc_tag = reduction[0], reduction[1], reduction[2]
     pairwise = runs.sums_pairwise(op_name(op), isinstance(acc_tag.dtype, (types.Float,
-                                                                     types.Complex)))
-    return _walk_source(expression, (pairwise, pairwise and runs._vectorizes(op, x_tag,
-                                                                              acc_tag)))
+                                                                         types.Complex)))
+    vectors = pairwise and runs._vectorizes(op, x_tag, acc_tag)
+    return _walk_source(expression, name, "vectors" if vectors else
+                        "pairwise" if pairwise else "in order")
 
 
-def _walk_source(expression, reduction):
-    """The walk of ``expression``, written out: elementwise (``reduction`` None) or reducing
-    (``reduction``: whether the sums pair, and whether in vectors)."""
-    inputs = range(len(expression.inputs))
-    constants = [f"c{j}" for j in range(len(expression.constants))]
+def _walk_source(expression, variant, algorithm):
+    """The walk of ``expression`` for ``variant``, written out: elementwise (``algorithm``
+    None) or reducing runs ``"in order"``, in ``"pairwise"`` blocks, or in ``"vectors"``."""
+    inputs, out = range(len(expression.inputs)), len(expression.inputs)
+    count = out + len(expression.constants)
     namespace = _walk_names()
     for k, dtype in enumerate(expression.inputs):
         namespace[f"T{k}"] = TAGS[dtype].dtype
     for j, dtype in enumerate(expression.constants):
         namespace[f"C{j}"] = TAGS[dtype].dtype
-    out = len(expression.inputs)  # the output's or the accumulator's row and address
     namespace["R"] = namespace[f"T{out}"] = TAGS[expression.dtypes()[-1]].dtype
+    steps, result = step_lines(expression, namespace)
 
-    def computed(position, operand=None):
-        """The text of the value at ``position`` (``STRIDE``: each operand's innermost
-        stride) of every input, or of ``operand(k)``."""
-        values = [operand(k) if operand else
-                  f"p{k}[b{k} + {position.replace('STRIDE', f'i{k}')}]" for k in inputs]
-        return f"evaluate(tag, ({', '.join(values + constants)},))"
+    def computed(loads, indent):
+        """The lines that compute the value ``result`` from each input's ``loads(k)``."""
+        pad = " " * indent
+        return [f"{pad}v{k} = {loads(k)}" for k in inputs] + [pad + line for line in steps]
 
     lines = [
-        "def walk(tag, layout, addresses, constants, reduction):",
-        "    shape = layout[0]",
-        "    last = shape.size - 1",
-        "    inner = shape[last]",
+        "def walk(tag, variant, layout, ndim, addresses, constants, reduction):",
+        "    last = ndim - 1",
+        "    inner = layout[last]",
         "    outer = 1",
         "    for d in range(last):",
-        "        outer *= shape[d]",
-        "    index = odometer(last + 1)",
-        *(f"    s{k} = layout[{k + 1}]" for k in range(out + 1)),
-        *(f"    i{k} = s{k}[last]" for k in range(out + 1)),
+        "        outer *= layout[d]",
+        "    index = odometer(ndim)",
+        *(f"    s{k} = {k + 1} * ndim" for k in range(out + 1)),
+        *(f"    i{k} = layout[s{k} + last]" for k in range(out + 1)),
         *(f"    b{k} = 0" for k in range(out + 1)),
         *(f"    p{k} = _typed_pointer(addresses[{k}], T{k})" for k in inputs),
-        *(f"    c{j} = _typed_pointer(constants + {CONSTANT_BYTES * j}, C{j})[0]"
-          for j in range(len(expression.constants))),
-        "    dense = " + " and ".join([*(f"i{k} == 1" for k in inputs), "True"]),
+        *(f"    v{k} = _typed_pointer(constants + {CONSTANT_BYTES * (k - out)}, C{k - out})[0]"
+          for k in range(out, count)),
     ]
-    lines += (_elementwise_lines(out, computed) if reduction is None
-              else _reduction_lines(out, computed, *reduction))
+    if algorithm is None:
+        lines += _elementwise_lines(variant, out, computed, result)
+    else:
+        lines += _reduction_lines(variant, algorithm, out, computed, result)
     lines += [
         "        d = last - 1",
         "        while d >= 0:",
         "            index[d] += 1",
-        *(f"            b{k} += s{k}[d]" for k in range(out + 1)),
-        "            if index[d] < shape[d]:",
+        *(f"            b{k} += layout[s{k} + d]" for k in range(out + 1)),
+        "            if index[d] < layout[d]:",
         "                break",
-        *(f"            b{k} -= s{k}[d] * shape[d]" for k in range(out + 1)),
+        *(f"            b{k} -= layout[s{k} + d] * layout[d]" for k in range(out + 1)),
         "            index[d] = 0",
         "            d -= 1",
     ]
@@ -115,114 +116,109 @@ def _walk_source(expression, reduction):
     return namespace["walk"]
 
 
-def _elementwise_lines(out, computed):
-    """The loop over runs of an elementwise walk: in place where every stride is 1, else the
-    inputs gathered onto the stack a block at a time (a broadcast one repeated), so that the
-    expression's loop still vectorizes."""
-    inputs = range(out)
+def _elementwise_lines(variant, out, computed, result):
+    """The loop over runs of an elementwise walk: in place (``dense``: every innermost stride
+    is 1), else (``gathered``) the inputs gathered onto the stack a block at a time (a
+    broadcast one repeated), so that the expression's loop still vectorizes."""
+    if variant == "dense":
+        return [
+            f"    po = _typed_pointer(addresses[{out}], T{out})",
+            "    for _ in range(outer):",
+            "        for i in range(inner):",
+            *computed(lambda k: f"p{k}[b{k} + i]", 12),
+            f"            po[b{out} + i] = {result}",
+        ]
     return [
         f"    po = _typed_pointer(addresses[{out}], T{out})",
-        *(f"    g{k} = stack_values(T{k}, _GATHERED)" for k in inputs),
+        *(f"    g{k} = stack_values(T{k}, _GATHERED)" for k in range(out)),
         f"    results = stack_values(T{out}, _GATHERED)",
-        f"    dense = dense and i{out} == 1",
         "    for _ in range(outer):",
-        "        if dense:",
-        "            for i in range(inner):",
-        f"                po[b{out} + i] = {computed('i')}",
-        "        else:",
-        "            for start in range(0, inner, _GATHERED):",
-        "                count = min(_GATHERED, inner - start)",
-        *(line for k in inputs for line in (
-            "                for i in range(count):",
-            f"                    g{k}[i] = p{k}[b{k} + (start + i) * i{k}]")),
-        "                for i in range(count):",
-        f"                    results[i] = {computed('', lambda k: f'g{k}[i]')}",
-        "                for i in range(count):",
-        f"                    po[b{out} + (start + i) * i{out}] = results[i]",
+        "        for start in range(0, inner, _GATHERED):",
+        "            count = min(_GATHERED, inner - start)",
+        *(line for k in range(out) for line in (
+            "            for i in range(count):",
+            f"                g{k}[i] = p{k}[b{k} + (start + i) * i{k}]")),
+        "            for i in range(count):",
+        *computed(lambda k: f"g{k}[i]", 16),
+        f"                results[i] = {result}",
+        "            for i in range(count):",
+        f"                po[b{out} + (start + i) * i{out}] = results[i]",
     ]
 
 
-def _reduction_lines(out, computed, pairwise, vectors):
+def _reduction_lines(variant, algorithm, out, computed, result):
     """The loop over runs of a reducing walk (see :func:`fused_walk`): each run's values
-    computed a block at a time into ``scratch[at:]``, then reduced."""
-    fill = [
-        "if dense:",
-        "    for i in range(count):",
-        f"        scratch[at + i] = convert({computed('first + i')}, R, x_tag)",
-        "else:",
-        "    for i in range(count):",
-        f"        scratch[at + i] = convert({computed('(first + i) * STRIDE')}, R, x_tag)",
-    ]
+    computed a block at a time into ``scratch[at:]``, then reduced as the engine reduces a
+    run of that variant (``kept`` or ``reduced`` innermost dimension, ``dense`` or
+    ``strided`` inputs, ``vectors`` where the engine's large walk meets a contiguous run,
+    else ``blocks``)."""
+    inner, layout, path = variant.split(":")
+    position = "first + i" if layout == "dense" else "(first + i) * i{k}"
 
     def filled(indent):
-        return [" " * indent + line for line in fill]
+        return [" " * indent + "for i in range(count):",
+                *computed(lambda k: f"p{k}[b{k} + {position.format(k=k)}]", indent + 4),
+                " " * indent + f"    scratch[at + i] = convert({result}, R, x_tag)"]
 
-    if vectors:
+    if algorithm == "vectors" and path == "vectors":
         reduced = [  # the large reduction's vectors, a block of them at a time
-            "            if not small and ix == 1 and inner > _BLOCK:",
-            "                full = inner - inner % _BLOCK",
-            "                stack = vector_stack(scratch, _STACK)",
-            "                depth = 0",
-            "                for first in range(0, full, _VECTOR_BLOCK):",
-            "                    count = min(_VECTOR_BLOCK, full - first)",
-            *filled(20),
-            "                    vector = _rounds(op, scratch, at, 0, count // (4 * width), "
-            "None)[0]",
-            "                    depth = push(op, stack, depth, first // _VECTOR_BLOCK, vector)",
-            "                r = vector_total(op, fold(op, stack, depth))",
-            "                if inner > full:",
-            "                    first, count = full, inner - full",
-            *filled(20),
-            "                    r = combine(op, r, _called_block(op, scratch, at, count, 1, "
-            "x_tag, acc_tag))",
-            "            else:",
-            *_pairwise_lines(filled, 16),
+            "        full = inner - inner % _BLOCK if inner > _BLOCK else 0",
+            "        stack = vector_stack(scratch, _STACK)",
+            "        depth = 0",
+            "        for first in range(0, full, _VECTOR_BLOCK):",
+            "            count = min(_VECTOR_BLOCK, full - first)",
+            *filled(12),
+            "            vector = _rounds(op, scratch, at, 0, count // (4 * width), None)[0]",
+            "            depth = push(op, stack, depth, first // _VECTOR_BLOCK, vector)",
+            "        r = vector_total(op, fold(op, stack, depth)) if full else "
+            "identity(op, acc_tag)",
+            "        if inner > full:",
+            "            first, count = full, inner - full",
+            *filled(12),
+            "            block = _called_block(op, scratch, at, count, 1, x_tag, acc_tag)",
+            "            r = combine(op, r, block) if full else block",
         ]
-        aligned = ["    width = lanes(scratch)",
-                   "    at = (width - line_offset(scratch, 0)) % width"]
-    else:
-        reduced = _pairwise_lines(filled, 12) if pairwise else [  # exact in any order
-            "            r = identity(op, acc_tag)",
-            "            for first in range(0, inner, _VECTOR_BLOCK):",
-            "                count = min(_VECTOR_BLOCK, inner - first)",
-            *filled(16),
-            "                r = combine(op, r, reduced_run(op, scratch, at, count, 1, x_tag, "
+    elif algorithm != "in order":  # blocks of _BLOCK paired, as small and strided runs sum
+        reduced = [
+            "        stack = stack_values(acc_tag, _STACK)",
+            "        depth = 0",
+            "        for first in range(0, inner, _BLOCK):",
+            "            count = min(_BLOCK, inner - first)",
+            *filled(12),
+            "            value = _called_block(op, scratch, at, count, 1, x_tag, acc_tag)",
+            "            depth = push(op, stack, depth, first // _BLOCK, value)",
+            "        r = fold(op, stack, depth)",
+        ]
+    else:  # exact in any order: block by block
+        reduced = [
+            "        r = identity(op, acc_tag)",
+            "        for first in range(0, inner, _VECTOR_BLOCK):",
+            "            count = min(_VECTOR_BLOCK, inner - first)",
+            *filled(12),
+            "            r = combine(op, r, reduced_run(op, scratch, at, count, 1, x_tag, "
             "acc_tag))",
         ]
-        aligned = ["    at = 0"]
+    if inner == "kept":
+        reduced = [
+            "        for first in range(0, inner, _VECTOR_BLOCK):",
+            "            count = min(_VECTOR_BLOCK, inner - first)",
+            *filled(12),
+            "            for i in range(count):",
+            f"                a = b{out} + (first + i) * i{out}",
+            "                acc[a] = combine(op, acc[a], load(op, scratch[at + i], x_tag, "
+            "acc_tag))",
+        ]
+    else:
+        reduced.append(f"        acc[b{out}] = combine(op, acc[b{out}], r)")
+    aligned = (["    width = lanes(scratch)", "    at = (width - line_offset(scratch, 0)) % width"]
+               if algorithm == "vectors" and path == "vectors" else ["    at = 0"])
     return [
-        "    op, x_tag, acc_tag, small = reduction",
+        "    op, x_tag, acc_tag = reduction",
         f"    acc = _typed_pointer(addresses[{out}], acc_tag)",
-        f"    ia, ix = i{out}, layout[{out + 2}][last]",
         "    scratch = stack_values(x_tag, _SCRATCH)",
         *aligned,
         "    for _ in range(outer):",
-        "        if ia == 0:",
         *reduced,
-        f"            acc[b{out}] = combine(op, acc[b{out}], r)",
-        "        else:",
-        "            for first in range(0, inner, _VECTOR_BLOCK):",
-        "                count = min(_VECTOR_BLOCK, inner - first)",
-        *filled(16),
-        "                for i in range(count):",
-        f"                    a = b{out} + (first + i) * ia",
-        "                    acc[a] = combine(op, acc[a], load(op, scratch[at + i], x_tag, "
-        "acc_tag))",
-    ]
-
-
-def _pairwise_lines(filled, indent):
-    """Blocks of ``_BLOCK`` paired, as the small walk and strided runs sum."""
-    pad = " " * indent
-    return [
-        pad + "stack = stack_values(acc_tag, _STACK)",
-        pad + "depth = 0",
-        pad + "for first in range(0, inner, _BLOCK):",
-        pad + "    count = min(_BLOCK, inner - first)",
-        *filled(indent + 4),
-        pad + "    value = _called_block(op, scratch, at, count, 1, x_tag, acc_tag)",
-        pad + "    depth = push(op, stack, depth, first // _BLOCK, value)",
-        pad + "r = fold(op, stack, depth)",
     ]
 
 
@@ -232,7 +228,7 @@ _SCRATCH = runs._VECTOR_BLOCK + 16  # a block and room to start it at a 64-byte 
 def _walk_names():
     """What the written-out walks call (read when Numba is loaded: placeholders before)."""
     return {
-        "evaluate": evaluate, "convert": convert, "odometer": odometer,
+        "convert": convert, "odometer": odometer,
         "_typed_pointer": _typed_pointer, "stack_values": transfer.stack_values,
         "combine": reductions.combine, "identity": reductions.identity, "load": reductions.load,
         "reduced_run": runs.reduced_run, "push": runs.push, "fold": runs.fold,
@@ -245,31 +241,20 @@ def _walk_names():
 
 
 @functools.lru_cache(maxsize=None)
-def fused_run(tag_dtype, operands, reduction=None):
+def fused_run(tag_dtype, variant, reduction=None):
     """The address of the fused kernel ``run(layout, ndim, addresses, constants)`` of the
-    expression whose tag has this dtype, over ``operands`` rows of operands (the inputs and
-    the output or accumulator); ``reduction``: None, or the dtypes of its operation tag, of
-    the values reduced and of the accumulator."""
-    return compile_run(_run_function(tag_dtype, operands, reduction), FUSED_RUN)
+    expression whose tag has this dtype, for the plan ``variant`` (:func:`fused_walk`);
+    ``reduction``: None, or the dtypes of its operation tag, of the values reduced and of the
+    accumulator."""
+    return compile_run(_run_function(tag_dtype, np.dtype([(variant, np.uint8)]), reduction),
+                       FUSED_RUN)
 
 
-def _run_function(tag, operands, reduction):
-    rows = operands + 1 + (reduction is not None)  # the shape, each operand's, the values'
-    if reduction is None:
-        def run(layout_address, ndim, addresses_address, constants_address):
-            layout = carray(_typed_pointer(layout_address, WORD), (rows, ndim))
-            addresses = carray(_typed_pointer(addresses_address, WORD), operands)
-            fused_walk(tag, layout, addresses, constants_address, None)
-        return run
-    op, x_tag, acc_tag = reduction
-
-    def reduce_run(layout_address, ndim, addresses_address, constants_address):
-        words = _typed_pointer(layout_address, WORD)
-        layout = carray(_typed_pointer(layout_address + 8, WORD), (rows, ndim))
-        addresses = carray(_typed_pointer(addresses_address, WORD), operands)
-        fused_walk(tag, layout, addresses, constants_address, (op, x_tag, acc_tag,
-                                                               words[0] != 0))
-    return reduce_run
+def _run_function(tag, variant, reduction):
+    def run(layout_address, ndim, addresses_address, constants_address):
+        fused_walk(tag, variant, _typed_pointer(layout_address, WORD), ndim,
+                   _typed_pointer(addresses_address, WORD), constants_address, reduction)
+    return run
 
 
 # ---- the engine: jobs and threads ----
@@ -335,7 +320,8 @@ def fused_job(tag_dtype, layouts, shape):
     sizes = [dtype.itemsize for _, dtype in layouts]
     starts = [offset * size for offset, size in zip(plan.offsets, sizes)]
     layout = np.array([plan.shape, *plan.strides])
-    run = fused_run(tag_dtype, len(layouts))
+    dense = all(strides[-1] == 1 for strides in plan.strides)
+    run = fused_run(tag_dtype, "dense" if dense else "gathered")
     if plan.size * sizes[-1] < PARALLEL_BYTES or THREADS == 1:
         return _FusedJob(plan, layout, starts, run, False)
     pieces = plan.split(PIECES)
@@ -398,22 +384,23 @@ def fused_reduction(tag_dtype, layouts, shape, name, axes, x_strides, x_dtype, a
     if plan.shape.size != unfused.shape.size or (plan.shape != unfused.shape).any():
         return None
     sizes = [acc_dtype.itemsize, *(dtype.itemsize for _, dtype in layouts)]
-    op = (OP_TAGS[name].dtype, TAGS[x_dtype].dtype, TAGS[acc_dtype].dtype)
-    run = fused_run(tag_dtype, len(layouts) + 1, op)
     small = plan.size < VECTORIZED_SIZE
-    layout = np.concatenate([[small], plan.shape, *plan.strides[1:-1], plan.strides[0],
-                             plan.strides[-1]])
+    variant = ":".join(("kept" if plan.strides[0][-1] else "reduced",
+                        "dense" if all(s[-1] == 1 for s in plan.strides[1:-1]) else "strided",
+                        "blocks" if small or plan.strides[-1][-1] != 1 else "vectors"))
+    op = (OP_TAGS[name].dtype, TAGS[x_dtype].dtype, TAGS[acc_dtype].dtype)
+    run = fused_run(tag_dtype, variant, op)
+    layout = np.array([plan.shape, *plan.strides[1:-1], plan.strides[0]])
     starts = [offset * size for offset, size in zip(plan.offsets, sizes)]
     starts = starts[1:] + starts[:1]  # the inputs', then the accumulator's
     if small or THREADS == 1 or plan.size * x_dtype.itemsize < PARALLEL_BYTES:
         return _FusedReduction(name, acc_dtype, kept, _FusedJob(plan, layout, starts, run,
                                                                  False), 0)
     pieces, reduced_split = split_plan(plan, PIECES)
-    rows = np.empty((len(pieces), layout.size), np.int64)
+    rows = np.empty((len(pieces), *layout.shape), np.int64)
     placed_starts = np.empty((len(pieces), len(starts)), np.int64)
-    ndim = plan.shape.size
     for k, (offsets, piece_shape) in enumerate(pieces):
-        rows[k], rows[k, 1:1 + ndim] = layout, piece_shape
+        rows[k], rows[k, 0] = layout, piece_shape
         moved = [offset * size for offset, size in zip(offsets, sizes)]
         moved = moved[1:] + [0 if reduced_split else moved[0]]
         placed_starts[k] = [start + offset for start, offset in zip(starts, moved)]

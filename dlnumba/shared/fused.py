@@ -10,14 +10,15 @@ in its dtype's stored form, so each step sees the bits the unfused call would re
 
 Kernels take an expression as a *tag* (:func:`expression_tag`): an empty array whose record
 dtype's one field names the expression by a hash of its text, so that each expression is one
-compiled, cached specialization. :func:`evaluate` is its scalar function.
+compiled, cached specialization. :func:`step_lines` writes its steps out as Python, for a
+kernel's own loop (:mod:`..kernels.fused`) or a scalar function (:func:`scalar_function`).
 """
 
 import hashlib
 from typing import NamedTuple
 
 import numpy as np
-from .._numba import njit, overload
+from .._numba import njit
 
 from .conversions import convert, store
 from .scalar import implementation
@@ -78,28 +79,19 @@ def expression_of(tag):
 
 
 def scalar_function(tag):
-    """The scalar function ``f(tag, values)`` of the expression the tag dtype ``tag``
-    names, as :func:`evaluate` computes it, for a backend that calls it as an njit function
-    (CUDA device code)."""
+    """The scalar function ``f(tag, values)`` of the expression the tag dtype ``tag`` names:
+    its result's stored value from a tuple of the inputs' and constants' stored values, as an
+    njit function (CUDA device code calls it)."""
     return njit(error_model="numpy")(_evaluator(expression_of_dtype(tag)))
 
 
-def evaluate(tag, values):
-    """The result of the expression ``tag`` names for ``values`` (a tuple of the inputs' and
-    the constants' stored values), in its result's stored form (compiled only)."""
-
-
-@overload(evaluate, jit_options={"error_model": "numpy"})
-def _evaluate_overload(tag, values):
-    return _evaluator(expression_of(tag))
-
-
-def _evaluator(expression):
-    """The scalar function of ``expression``, written out step by step (a conversion between
-    equal dtypes, and a store of a value already in its stored form, left out)."""
-    namespace = {"convert": convert, "store": store}
+def step_lines(expression, namespace):
+    """The lines of Python that compute ``expression``'s steps, each into ``v<k>`` (its value's
+    number), from ``v0``, ``v1``, ... (the inputs' and constants' stored values), and the name
+    of the result; what they call is put in ``namespace``. A conversion between equal dtypes,
+    and a store of a value already in its stored form, are left out."""
     dtypes = expression.dtypes()
-    count = len(expression.inputs) + len(expression.constants)
+    namespace.update(convert=convert, store=store)
 
     def tag(dtype):
         name = f"T_{dtype.name}"
@@ -109,9 +101,8 @@ def _evaluator(expression):
     def converted(value, source, target):
         return value if source is target else f"convert({value}, {tag(source)}, {tag(target)})"
 
-    lines = ["def evaluate(tag, values):"]
-    lines += [f"    v{k} = values[{k}]" for k in range(count)]
-    for k, step in enumerate(expression.steps, count):
+    lines = []
+    for k, step in enumerate(expression.steps, len(dtypes) - len(expression.steps)):
         arguments = [f"v{a}" for a in step.arguments]
         if step.how == "apply":
             namespace[f"F{k}"] = implementation(op_tag(step.name, step.kind))
@@ -120,14 +111,23 @@ def _evaluator(expression):
             result = f"F{k}({operands})"
             if step.dtype is not step.compute_dtype or step.dtype not in _STORED_AS_COMPUTED:
                 result = f"store({result}, {tag(step.dtype)})"
-            lines.append(f"    v{k} = {result}")
+            lines.append(f"v{k} = {result}")
         elif step.how == "cast":
             source = dtypes[step.arguments[0]]
-            lines.append(f"    v{k} = {converted(arguments[0], source, step.dtype)}")
+            lines.append(f"v{k} = {converted(arguments[0], source, step.dtype)}")
         else:
             condition, chosen, other = arguments
-            lines.append(f"    v{k} = {chosen} if {condition} else {other}")
-    lines.append(f"    return v{len(dtypes) - 1}")
+            lines.append(f"v{k} = {chosen} if {condition} else {other}")
+    return lines, f"v{len(dtypes) - 1}"
+
+
+def _evaluator(expression):
+    """The scalar function ``evaluate(tag, values)`` of ``expression``."""
+    namespace = {}
+    steps, result = step_lines(expression, namespace)
+    count = len(expression.inputs) + len(expression.constants)
+    lines = ["def evaluate(tag, values):", *(f"    v{k} = values[{k}]" for k in range(count)),
+             *("    " + line for line in steps), f"    return {result}"]
     exec("\n".join(lines), namespace)
     return namespace["evaluate"]
 
