@@ -75,7 +75,7 @@ def _walk_source(expression, variant, algorithm):
     for j, dtype in enumerate(expression.constants):
         namespace[f"C{j}"] = TAGS[dtype].dtype
     namespace["R"] = namespace[f"T{out}"] = TAGS[expression.dtypes()[-1]].dtype
-    steps, result = step_lines(expression, namespace)
+    steps, result = step_lines(expression, namespace, inline=True)
 
     def computed(loads, indent):
         """The lines that compute the value ``result`` from each input's ``loads(k)``."""

@@ -85,11 +85,12 @@ def scalar_function(tag):
     return njit(error_model="numpy")(_evaluator(expression_of_dtype(tag)))
 
 
-def step_lines(expression, namespace):
+def step_lines(expression, namespace, inline=False):
     """The lines of Python that compute ``expression``'s steps, each into ``v<k>`` (its value's
     number), from ``v0``, ``v1``, ... (the inputs' and constants' stored values), and the name
     of the result; what they call is put in ``namespace``. A conversion between equal dtypes,
-    and a store of a value already in its stored form, are left out."""
+    and a store of a value already in its stored form, are left out. ``inline``: the scalar
+    operations are written into the caller by Numba (:func:`.scalar.implementation`)."""
     dtypes = expression.dtypes()
     namespace.update(convert=convert, store=store)
 
@@ -105,7 +106,7 @@ def step_lines(expression, namespace):
     for k, step in enumerate(expression.steps, len(dtypes) - len(expression.steps)):
         arguments = [f"v{a}" for a in step.arguments]
         if step.how == "apply":
-            namespace[f"F{k}"] = implementation(op_tag(step.name, step.kind))
+            namespace[f"F{k}"] = implementation(op_tag(step.name, step.kind), inline=inline)
             operands = ", ".join(converted(v, dtypes[a], step.compute_dtype)
                                  for v, a in zip(arguments, step.arguments))
             result = f"F{k}({operands})"

@@ -928,17 +928,19 @@ FUNCTIONS = {
 _COMPILED = {}
 
 
-def implementation(tag, part=0):
+def implementation(tag, part=0, inline=False):
     """The compiled scalar operation an operation tag (:func:`.tags.op_tag`) selects; ``part``
     1 and 2: its common code and ``outside`` (:attr:`Elementwise.common`), the operation
-    itself and False where it has none."""
+    itself and False where it has none. ``inline``: written into its callers by Numba, not
+    compiled on its own."""
     name, kind = next(iter(tag.dtype.fields)).split(":")
-    function = _COMPILED.get((name, kind, part))
+    function = _COMPILED.get((name, kind, part, inline))
     if function is None:
         row = FUNCTIONS[name]
         code = row.common[kind][part - 1] if part and kind in row.common else (
             _false if part == 2 else row.kinds[kind])
-        function = _COMPILED[(name, kind, part)] = njit(code, error_model="numpy")
+        function = _COMPILED[(name, kind, part, inline)] = njit(
+            code, error_model="numpy", inline="always" if inline else "never")
     return function
 
 
