@@ -541,12 +541,13 @@ class _Traced:
         inputs = tuple((broadcast_strides(a._shape, a._strides, shape), a._dtype)
                        for a in arrays)
         backend = backend_of(arrays[0]._device)
-        job = backend.fused_job(self.tag, (*inputs, (strides, self.dtype)), shape)
-        if self.reduction is None:
-            return shape, strides, size_of(shape) * self.dtype.itemsize, job
         r = self.reduction
-        fused = backend.fused_reduction(self.tag, inputs, shape, r.op, r.axes, strides,
-                                        r.reduced_dtype, r.acc_dtype)
+        fused = None if r is None else backend.fused_reduction(
+            self.tag, inputs, shape, r.op, r.axes, strides, r.reduced_dtype, r.acc_dtype)
+        job = None if fused is not None else backend.fused_job(
+            self.tag, (*inputs, (strides, self.dtype)), shape)
+        if r is None:
+            return shape, strides, size_of(shape) * self.dtype.itemsize, job
         kept = tuple(n for d, n in enumerate(shape) if d not in r.axes)
         return shape, strides, job, fused, kept
 
