@@ -3,10 +3,11 @@
 A fused kernel is ``run(layout, ndim, addresses, constants)`` (addresses of int64 words): the
 layout's rows are the plan's shape and each operand's strides, ``addresses`` the operands' and
 ``constants`` the constants' stored values, one 16-byte slot each. Its walk is written out per
-expression (:func:`_walk_source`), with one register per operand, and computes each element by
-:func:`.shared.fused.evaluate`. Where every operand's innermost stride is 1, the innermost loop
-reads them in place, and LLVM vectorizes it; elsewhere each operand's elements are gathered a
-block at a time.
+expression and per *variant* of the plan (:func:`_walk_source`), with one register per operand
+and the expression's steps (:func:`.shared.fused.step_lines`) in its innermost loop. Where every
+operand's innermost stride is 1 (``dense``), that loop reads them in place, and LLVM vectorizes
+it; elsewhere (``gathered``) each input's elements are gathered onto the stack a block at a
+time first.
 
 A fused reduction computes the chain's values a block at a time on the stack and reduces each
 block as the reduction engine reduces the array the unfused calls would write: the same plan,
@@ -44,7 +45,8 @@ _GATHERED = 256  # elements of strided operands computed at a time
 def fused_walk(tag, variant, layout, ndim, addresses, constants, reduction):
     """Compute the expression ``tag`` names over a layout (compiled only): ``layout`` points to
     its rows of ``ndim`` words, ``addresses`` to the operands' addresses. ``variant`` (a
-    dtype whose one field names it) is the code the plan needs (:func:`_variant`).
+    dtype whose one field names it) is the code the plan needs (:func:`fused_job`,
+    :func:`fused_reduction`).
     ``reduction`` None writes each element to the last operand; else it is ``(op, x_tag,
     acc_tag)``, and the values, of ``x_tag``'s dtype, are reduced by ``op`` into the
     accumulator (the operand after the inputs), as :mod:`.reduction` reduces the array of them
@@ -286,18 +288,17 @@ class _FusedJob:
         self.layouts = np.ascontiguousarray(rows)  # one layout, or one per piece
         self.run, self.parallel = run, parallel
         self.ndim = plan.shape.size
-        self.layout_address = self.layouts.ctypes.data
-        self.format = f"{self.starts.shape[-1]}q"
-        self.caller = c_caller(4, "none", release=plan.size >= HELD_GIL_WORK)
         self.placed = self.starts.any()
+        self._pack = struct.Struct(f"{self.starts.shape[-1]}q").pack
+        self._run = functools.partial(c_caller(4, "none", release=plan.size >= HELD_GIL_WORK),
+                                      run, self.layouts.ctypes.data, self.ndim)
 
     def call(self, addresses, constants):
         if not self.parallel:
             if self.placed:
                 addresses = [a + s for a, s in zip(addresses, self.starts.tolist())]
-            words = struct.pack(self.format, *addresses)  # alive until the call returns
-            self.caller(self.run, self.layout_address, self.ndim, buffer_address(words),
-                        constants.address)
+            words = self._pack(*addresses)  # alive until the call returns
+            self._run(buffer_address(words), constants.address)
             return
         placed = self.starts + np.asarray(addresses, np.int64)
         count = len(self.starts)
