@@ -254,8 +254,11 @@ class _Trace:
 
     def finish(self, result):
         """The traced function for the result ``result``."""
-        if result._value[0] != "step":  # an input itself: its copy
-            result = copy(result, result._dtype)
+        if self.reduction is not None and not result._reduced:
+            raise TypeError("a fused function that reduces must return the reduction's result")
+        if result._value[0] != "step":  # an input or a constant itself: its copy
+            dtype = self.dtypes[result._value]
+            self.step("cast", [result._value], dtype, dtype, result.ndim)
         inputs, constants = len(self.inputs), len(self.constants)
         number = {"input": 0, "constant": inputs, "step": inputs + constants}
 
@@ -268,7 +271,7 @@ class _Trace:
         words = _Constants(np.concatenate([words for _, words in self.constants] or
                                           [np.zeros(_CONSTANT_WORDS, np.int64)]))
         return _Traced(expression, [position for position, _ in self.inputs], words,
-                       self.reduction, result._dtype)
+                       self.reduction)
 
 
 def trace_call(name, *arguments, **keywords):
@@ -499,16 +502,13 @@ class _Constants:
 
 class _Traced:
     """A traced fused function: its expression, the positions of its array arguments, its
-    constants' slots, and its final reduction (or None); with one call plan per layout of
-    its arguments."""
+    constants' slots, and its final reduction (or None)."""
 
-    def __init__(self, expression, positions, constants, reduction, result_dtype):
+    def __init__(self, expression, positions, constants, reduction):
         self.expression, self.positions = expression, positions
         self.tag = expression_tag(expression).dtype
         self.constants, self.reduction = constants, reduction
         self.dtype = expression.steps[-1].dtype
-        self.result_dtype = result_dtype
-        self._plans = {}
 
     def prepare(self, arguments):
         """``call(arguments)`` for arguments of these layouts."""
