@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +39,9 @@ from ._traced import Traced
 from .shared.fused import Expression, Step, expression_tag
 from .shared.scalar import FUNCTIONS
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 SUPPORTED = ("the elementwise functions and operators, where, astype and clip, of arrays and "
              "Python scalars, and one final reduction: sum, prod, max, min, mean, any or all")
 _REDUCTIONS = ("sum", "prod", "max", "min", "mean", "any", "all")
@@ -46,7 +50,7 @@ _CONSTANT_WORDS = 2  # int64 words of a constant's slot (kernels.fused.CONSTANT_
 _CALLS_KEPT = 1024  # layouts of arguments whose calls a fused function keeps ready
 
 
-def fuse(function=None):
+def fuse(function: Callable | None = None) -> Fused | Callable[[Callable], Fused]:
     """Compile ``function``, a chain of array API calls, into one kernel per kind of
     arguments, with the results of the calls made one by one, bit for bit.
 

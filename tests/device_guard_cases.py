@@ -128,6 +128,9 @@ case("searchsorted cuda sorter", "searchsorted", "refused",
      lambda: xp.searchsorted(h((3,)), h((2,)), sorter=c((3,), xp.int64)))
 case("where", "where", "refused", lambda: xp.where(c(dtype=xp.bool), c(), c()))
 case("where mixed", "where", "refused", lambda: xp.where(h(dtype=xp.bool), h(), c()))
+case("fuse", "fuse", "refused", lambda: xp.fuse(lambda a, b: a * b + 1)(c(), c()))
+case("fuse reduction", "fuse", "refused", lambda: xp.fuse(lambda a: xp.sum(a * a))(c()))
+case("fuse mixed", "fuse", "refused", lambda: xp.fuse(lambda a, b: a * b)(h(), c()))
 case("isin", "isin", "refused", lambda: xp.isin(c(), c((4,))))
 case("isin mixed", "isin", "refused", lambda: xp.isin(h(), c((4,))))
 for _name in ("matmul", "tensordot", "vecdot"):
