@@ -164,6 +164,7 @@ class FusedArray(Traced):
     are known, its shape is not (``None`` for each dimension, as the standard allows)."""
 
     __slots__ = ("_trace", "_value", "_dtype", "_device", "ndim", "_reduced")
+    __array_ufunc__ = None  # a NumPy scalar's operator defers to this one's reflected one
 
     def __init__(self, trace, value, dtype, ndim, reduced=False):
         self._trace, self._value, self._dtype, self.ndim = trace, value, dtype, ndim
@@ -210,8 +211,8 @@ def _operator(name, dunder, arity):
     def forward(self, other):
         return apply(name, self, other)
 
-    def reflected(self, other):
-        return apply(name, other, self)
+    def reflected(self, other):  # NumPy scalars included, as ndarray.__array_ufunc__ takes them
+        return apply(name, other, self, numpy_scalars=True)
     return {f"__{dunder}__": forward, f"__r{dunder}__": reflected}
 
 
@@ -292,9 +293,10 @@ def _traced(values):
     return next(v._trace for v in values if isinstance(v, FusedArray))
 
 
-def _operand(trace, value, like, name):
+def _operand(trace, value, like, name, numpy_scalars=False):
     """``value`` (a FusedArray, a Python or NumPy scalar) as the value of an elementwise call
-    with the array ``like``, as :func:`._elementwise_functions._as_operands` takes it."""
+    with the array ``like``, as :func:`._elementwise_functions._as_operands` takes it (a NumPy
+    scalar outside strict mode, or where ``numpy_scalars``)."""
     if isinstance(value, FusedArray):
         if value._trace is not trace:
             raise TypeError(f"{name}: an array of another fused function's trace")
@@ -303,7 +305,7 @@ def _operand(trace, value, like, name):
         return value
     if type(value) in _SCALARS:
         array = _scalar_array(value, _HostLike(like._dtype))
-    elif isinstance(value, np.generic) and not is_strict():
+    elif isinstance(value, np.generic) and (numpy_scalars or not is_strict()):
         from ._creation_functions import asarray
         array = asarray(value)
     else:
@@ -322,11 +324,11 @@ class _HostLike:
         self._dtype, self._device = dtype, CPU
 
 
-def apply(name, *operands):
+def apply(name, *operands, numpy_scalars=False):
     """The traced elementwise call ``name(*operands)`` (at least one a FusedArray)."""
     trace = _traced(operands)
     like = next(v for v in operands if isinstance(v, FusedArray))
-    values = [_operand(trace, v, like, name) for v in operands]
+    values = [_operand(trace, v, like, name, numpy_scalars) for v in operands]
     dtype, result_dtype, strict_error = _operation(name, tuple(v._dtype for v in values))
     if strict_error is not None and is_strict():
         raise TypeError(strict_error)

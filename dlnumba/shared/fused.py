@@ -88,8 +88,8 @@ def scalar_function(tag):
 def step_lines(expression, namespace, inline=False):
     """The lines of Python that compute ``expression``'s steps, each into ``v<k>`` (its value's
     number), from ``v0``, ``v1``, ... (the inputs' and constants' stored values), and the name
-    of the result; what they call is put in ``namespace``. A conversion between equal dtypes,
-    and a store of a value already in its stored form, are left out. ``inline``: the scalar
+    of the result; what they call is put in ``namespace``. A conversion between equal dtypes is
+    left out (every value is in its stored form). ``inline``: the scalar
     operations are written into the caller by Numba (:func:`.scalar.implementation`)."""
     dtypes = expression.dtypes()
     namespace.update(convert=convert, store=store)
@@ -109,10 +109,8 @@ def step_lines(expression, namespace, inline=False):
             namespace[f"F{k}"] = implementation(op_tag(step.name, step.kind), inline=inline)
             operands = ", ".join(converted(v, dtypes[a], step.compute_dtype)
                                  for v, a in zip(arguments, step.arguments))
-            result = f"F{k}({operands})"
-            if step.dtype is not step.compute_dtype or step.dtype not in _STORED_AS_COMPUTED:
-                result = f"store({result}, {tag(step.dtype)})"
-            lines.append(f"v{k} = {result}")
+            # stored always: an integer operation's Python result may be wider than its dtype
+            lines.append(f"v{k} = store(F{k}({operands}), {tag(step.dtype)})")
         elif step.how == "cast":
             source = dtypes[step.arguments[0]]
             lines.append(f"v{k} = {converted(arguments[0], source, step.dtype)}")
@@ -132,9 +130,3 @@ def _evaluator(expression):
     exec("\n".join(lines), namespace)
     return namespace["evaluate"]
 
-
-# The dtypes whose computed values are their stored form (not bool, float16 or bfloat16).
-_STORED_AS_COMPUTED = frozenset(d for d in TAGS if d.kind in ("signed integer",
-                                                               "unsigned integer",
-                                                               "complex floating")
-                                or d.name in ("float32", "float64"))
