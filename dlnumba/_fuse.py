@@ -84,8 +84,8 @@ class Fused:
         return f"<dlnumba.fuse of {self.function!r}>"
 
     def __call__(self, *arguments):
-        key = tuple([(a._dtype, a._shape, a._strides, a._device) if type(a) is ndarray
-                     else _kind_of(a) for a in arguments])
+        key = (is_strict(), *[(a._dtype, a._shape, a._strides, a._device)
+                              if type(a) is ndarray else _kind_of(a) for a in arguments])
         call = self._calls.get(key)
         if call is None:
             call = self._prepared(key, arguments)
@@ -94,7 +94,7 @@ class Fused:
     def _prepared(self, key, arguments):
         """The call for arguments of ``key``'s kinds and layouts: traced for their kinds
         (once), planned for their layouts."""
-        kinds = tuple(_kind_of(argument) for argument in arguments)
+        kinds = (is_strict(), *(_kind_of(argument) for argument in arguments))
         traced = self._traced.get(kinds)
         if traced is None:
             traced = self._traced[kinds] = self._trace(arguments)
@@ -134,15 +134,16 @@ def _unsupported_call(traceback):
     """The name of the dlnumba function whose failure the traceback shows, where that function
     does not hand traced arrays over to the tracer (None where the tracer raised: the unfused
     call raises the same)."""
-    call = None
+    import dlnumba
+    traceback, calls = traceback.tb_next, []  # past the frame of Fused._trace, which caught it
     while traceback is not None:
         module = traceback.tb_frame.f_globals.get("__name__", "")
         if module == __name__:
             return None
-        if call is None and module.startswith("dlnumba"):
-            call = traceback.tb_frame.f_code.co_name
+        if module.startswith("dlnumba"):
+            calls.append(traceback.tb_frame.f_code.co_name)
         traceback = traceback.tb_next
-    return call
+    return next((c for c in calls if c in dlnumba.__all__), calls[0] if calls else None)
 
 
 def _kind_of(argument):
@@ -161,12 +162,13 @@ def _kind_of(argument):
 
 class FusedArray(Traced):
     """An array while a fused function is traced: its dtype, number of dimensions and device
-    are known, its shape is not (``None`` for each dimension, as the standard allows)."""
+    are known, its shape is not (``None`` for each dimension, as the standard allows). A
+    reduction's result holds the reduction (``_reduced``) and the value it reduces."""
 
     __slots__ = ("_trace", "_value", "_dtype", "_device", "ndim", "_reduced")
     __array_ufunc__ = None  # a NumPy scalar's operator defers to this one's reflected one
 
-    def __init__(self, trace, value, dtype, ndim, reduced=False):
+    def __init__(self, trace, value, dtype, ndim, reduced=None):
         self._trace, self._value, self._dtype, self.ndim = trace, value, dtype, ndim
         self._device, self._reduced = trace.device, reduced
 
@@ -228,7 +230,7 @@ class _Trace:
 
     def __init__(self):
         self.inputs, self.constants, self.steps = [], [], []
-        self.dtypes, self.device, self.reduction = {}, None, None
+        self.dtypes, self.device = {}, None
 
     def input(self, position, array):
         if self.device is None:
@@ -258,25 +260,35 @@ class _Trace:
         return FusedArray(self, value, dtype, ndim)
 
     def finish(self, result):
-        """The traced function for the result ``result``."""
-        if self.reduction is not None and not result._reduced:
-            raise TypeError("a fused function that reduces must return the reduction's result")
-        if result._value[0] != "step":  # an input or a constant itself: its copy
-            dtype = self.dtypes[result._value]
-            self.step("cast", [result._value], dtype, dtype, result.ndim)
-        inputs, constants = len(self.inputs), len(self.constants)
-        number = {"input": 0, "constant": inputs, "step": inputs + constants}
-
-        def numbered(value):
-            return number[value[0]] + value[1]
-        steps = tuple(step._replace(arguments=tuple(map(numbered, step.arguments)))
-                      for step in self.steps)
-        expression = Expression(tuple(dtype for _, dtype in self.inputs),
-                                tuple(dtype for dtype, _ in self.constants), steps)
-        words = _Constants(np.concatenate([words for _, words in self.constants] or
+        """The traced function that returns ``result``: the steps it depends on (those whose
+        values nothing returned are dropped, as the unfused calls' are), with its inputs and
+        constants, and its reduction if it is one."""
+        value = result._value
+        if value[0] != "step":  # an input or a constant itself: its copy
+            dtype = self.dtypes[value]
+            value = self.step("cast", [value], dtype, dtype, result.ndim)._value
+        needed = {value}
+        for s in range(value[1], -1, -1):
+            if ("step", s) in needed:
+                needed.update(self.steps[s].arguments)
+        inputs = [k for k in range(len(self.inputs)) if ("input", k) in needed]
+        if not inputs:
+            raise TypeError("a fused function must return an array computed from its array "
+                            "arguments")
+        constants = [j for j in range(len(self.constants)) if ("constant", j) in needed]
+        steps = [s for s in range(value[1] + 1) if ("step", s) in needed]
+        number = {}
+        for kind, kept in (("input", inputs), ("constant", constants), ("step", steps)):
+            number.update({(kind, k): len(number) + i for i, k in enumerate(kept)})
+        expression = Expression(
+            tuple(self.inputs[k][1] for k in inputs),
+            tuple(self.constants[j][0] for j in constants),
+            tuple(self.steps[s]._replace(arguments=tuple(map(number.get, self.steps[s].arguments)))
+                  for s in steps))
+        words = _Constants(np.concatenate([self.constants[j][1] for j in constants] or
                                           [np.zeros(_CONSTANT_WORDS, np.int64)]))
-        return _Traced(expression, [position for position, _ in self.inputs], words,
-                       self.reduction)
+        return _Traced(expression, [self.inputs[k][0] for k in inputs], words,
+                       result._reduced or None)
 
 
 def trace_call(name, *arguments, **keywords):
@@ -443,9 +455,8 @@ def reduce(name, x, axis=None, keepdims=False, dtype=None):
         _check_kind(name, x, ("bool",) + NUMERIC, "any")
         op, result_dtype, acc_dtype = name, bool_, bool_
     kept = x.ndim - len(axes)
-    x._trace.reduction = _Reduction(name, op, axes, keepdims, reduced_dtype, acc_dtype,
-                                    result_dtype)
-    return FusedArray(x._trace, x._value, result_dtype, x.ndim if keepdims else kept, True)
+    reduction = _Reduction(name, op, axes, keepdims, reduced_dtype, acc_dtype, result_dtype)
+    return FusedArray(x._trace, x._value, result_dtype, x.ndim if keepdims else kept, reduction)
 
 
 def _check_kind(name, x, kinds, what):
