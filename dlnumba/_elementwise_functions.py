@@ -282,6 +282,17 @@ def clip(x: ndarray, /, min: ndarray | int | float | None = None,
         raise TypeError(f"clip expects a dlnumba.ndarray, not {type(x).__name__}")
     _check("maximum", x._dtype)
     result = x
+    for bound, name in clip_bounds(x, min, max, ndarray):
+        result = _binary(name, result, bound)
+        if result._dtype is not x._dtype:
+            result = result._copy(x._dtype)
+    return x._copy() if result is x else result
+
+
+def clip_bounds(x, min, max, array_type):
+    """``clip``'s bounds checked against ``x``: (bound, the function that applies it) for each
+    given, an integer scalar beyond ``x``'s range brought to it; bounds that are arrays must
+    be of ``array_type``."""
     for bound, name in ((min, "maximum"), (max, "minimum")):
         if bound is None:
             continue
@@ -290,14 +301,11 @@ def clip(x: ndarray, /, min: ndarray | int | float | None = None,
             if type(bound) is int and x._dtype.kind != "real floating":
                 limits = iinfo(x._dtype)
                 bound = _builtin_min(_builtin_max(bound, limits.min), limits.max)
-        elif not isinstance(bound, ndarray):
+        elif not isinstance(bound, array_type):
             raise TypeError(f"clip bounds must be arrays or Python scalars, not {bound!r}")
         elif (bound._dtype.kind == "real floating") != (x._dtype.kind == "real floating"):
             raise TypeError(f"a clip bound of dtype {bound._dtype} does not match x's {x._dtype}")
-        result = _binary(name, result, bound)
-        if result._dtype is not x._dtype:
-            result = result._copy(x._dtype)
-    return x._copy() if result is x else result
+        yield bound, name
 
 
 _builtin_min, _builtin_max = min, max

@@ -22,19 +22,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import _dtypes
 from ._arguments import normalize_axes, normalize_axis
-from ._array_object import ndarray, check_scalar_kind
+from ._array_object import ndarray
 from ._backend import backend_of
-from ._data_type_functions import iinfo, promoted_dtype
+from ._data_type_functions import promoted_dtype
 from ._devices import CPU
 from ._dtypes import (FLOATING, NUMERIC, REAL_NUMERIC, as_dtype, bool as bool_,
                       computation_dtype, float64, uint8)
-from ._elementwise_functions import _kind, _operation, _scalar_array
+from ._elementwise_functions import _check, _kind, _operation, _scalar_array, clip_bounds
 from ._layout import (broadcast_shapes, broadcast_strides, c_strides, dense_strides_like,
                       size_of)
 from ._memory import numpy_view
 from ._mode import is_strict
+from ._statistical_functions import _accumulation_dtype, _divide, _reduce
 from ._traced import Traced
 from .shared.fused import Expression, Step, expression_tag
 from .shared.scalar import FUNCTIONS
@@ -406,26 +406,11 @@ def where(condition, x1, x2):
 def clip(x, min=None, max=None):
     """The traced ``clip``, as :func:`._elementwise_functions.clip` computes it."""
     x = _operand(x._trace, x, x, "clip")
-    if x._dtype.kind not in REAL_NUMERIC:
-        raise TypeError(f"maximum takes arrays of real numeric dtypes, not {x._dtype}")
+    _check("maximum", x._dtype)
     result = x
-    for bound, name in ((min, "maximum"), (max, "minimum")):
-        if bound is None:
-            continue
-        if type(bound) in (int, float):
-            check_scalar_kind(bound, x._dtype)
-            if type(bound) is int and x._dtype.kind != "real floating":
-                limits = iinfo(x._dtype)
-                bound = _builtin_min(_builtin_max(bound, limits.min), limits.max)
-        elif not isinstance(bound, FusedArray):
-            raise TypeError(f"clip bounds must be arrays or Python scalars, not {bound!r}")
-        elif (bound._dtype.kind == "real floating") != (x._dtype.kind == "real floating"):
-            raise TypeError(f"a clip bound of dtype {bound._dtype} does not match x's {x._dtype}")
+    for bound, name in clip_bounds(x, min, max, FusedArray):
         result = cast(apply(name, result, bound), x._dtype)
     return copy(x, x._dtype) if result is x else result
-
-
-_builtin_min, _builtin_max = min, max
 
 
 def reduce(name, x, axis=None, keepdims=False, dtype=None):
@@ -439,7 +424,7 @@ def reduce(name, x, axis=None, keepdims=False, dtype=None):
     reduced_dtype = x._dtype
     if name in ("sum", "prod"):
         _check_kind(name, x, ("bool",) + NUMERIC, "numeric (or bool)")
-        result_dtype = _accumulated(name, x._dtype, dtype)
+        result_dtype = _accumulation_dtype(name, x, dtype)
         op, acc_dtype = name, computation_dtype(result_dtype)
     elif name in ("max", "min"):
         if x._dtype is bool_ and not is_strict():
@@ -462,21 +447,6 @@ def reduce(name, x, axis=None, keepdims=False, dtype=None):
 def _check_kind(name, x, kinds, what):
     if x._dtype.kind not in kinds:
         raise TypeError(f"{name} takes arrays of {what} dtypes, not {x._dtype}")
-
-
-def _accumulated(name, dtype, requested):
-    """The result dtype of ``sum`` and ``prod`` (as ``_statistical_functions``)."""
-    if requested is not None:
-        requested = as_dtype(requested)
-        if requested.kind not in NUMERIC:
-            raise TypeError(f"{name}: dtype must be a numeric dtype, not {requested}")
-        if dtype.kind == "complex floating" and requested.kind != "complex floating":
-            raise TypeError(f"{name}: a {dtype} array cannot be accumulated in {requested}; "
-                            "take real() or imag() first")
-        return requested
-    if dtype.kind in ("bool", "signed integer"):
-        return _dtypes.int64
-    return _dtypes.uint64 if dtype.kind == "unsigned integer" else dtype
 
 
 def _averaged(dtype, requested):
@@ -569,7 +539,6 @@ class _Traced:
         return shape, strides, job, fused, kept
 
     def _reduce(self, plan, device, arguments):
-        from ._statistical_functions import _divide, _reduce
         arrays = [arguments[k] for k in self.positions]
         shape, strides, job, fused, kept = plan
         r = self.reduction

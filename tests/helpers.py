@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import numpy as np
+from hypothesis import strategies as st
 
 import dlnumba as xp
 from dlnumba import _shipped
@@ -147,3 +148,15 @@ def built_level():
     loaded = _shipped.shipped()
     assert loaded.level, "no shipped kernels loaded: " + "; ".join(loaded.reasons)
     return loaded.level
+
+
+@st.composite
+def axes(draw, ndim):
+    """``axis`` for a reduction: None, an int (maybe negative) or a tuple of them."""
+    choice = draw(st.sampled_from(["none", "int", "tuple"] if ndim else ["none", "tuple"]))
+    if choice == "none":
+        return None
+    if choice == "int":
+        return draw(st.integers(-ndim, ndim - 1))
+    chosen = draw(st.permutations(range(ndim)).map(lambda p: p[:draw(st.integers(0, ndim))]))
+    return tuple(a - ndim if draw(st.booleans()) else a for a in chosen)

@@ -38,7 +38,7 @@ import dlnumba as xp
 from dlnumba._dtypes import CATEGORIES
 from dlnumba.shared.scalar import FUNCTIONS
 
-from helpers import (ALL, COMPLEX, CPU, DTYPES, REAL_FLOATS, SIGNED_INTS, UNSIGNED_INTS,
+from helpers import (axes, ALL, COMPLEX, CPU, DTYPES, REAL_FLOATS, SIGNED_INTS, UNSIGNED_INTS,
                      data_address, run_python)
 
 FAMILIES = {"bool": ["bool"], "signed integer": SIGNED_INTS,
@@ -508,18 +508,6 @@ def valid_reductions(kind):
     if kind == "complex floating":
         return ["sum", "prod", "mean", "any", "all"]
     return list(REDUCTIONS)
-
-
-@st.composite
-def axes(draw, ndim):
-    """``axis`` for a reduction: None, an int (maybe negative) or a tuple of them."""
-    choice = draw(st.sampled_from(["none", "int", "tuple"] if ndim else ["none", "tuple"]))
-    if choice == "none":
-        return None
-    if choice == "int":
-        return draw(st.integers(-ndim, ndim - 1))
-    chosen = draw(st.permutations(range(ndim)))[:draw(st.integers(0, ndim))]
-    return tuple(a - ndim if draw(st.booleans()) else a for a in chosen)
 
 
 @st.composite

@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
 
-from helpers import (ALL, COMPLEX, DTYPES, INTS, NUMERIC, REAL_FLOATS, STANDARD,
+from helpers import (axes, ALL, COMPLEX, DTYPES, INTS, NUMERIC, REAL_FLOATS, STANDARD,
                      assert_matches_numpy, to_numpy)
 
 strict = pytest.importorskip("array_api_strict")
@@ -57,18 +57,6 @@ def arrays(draw, dtypes, bounded=False, max_dims=4):
     if len(shape) >= 2 and draw(st.booleans()):
         x, values = x.mT, np.swapaxes(values, -1, -2)
     return dtype, x, values
-
-
-@st.composite
-def axes(draw, ndim):
-    """``axis`` for a reduction: None, an int (maybe negative) or a tuple of them."""
-    choice = draw(st.sampled_from(["none", "int", "tuple"] if ndim else ["none", "tuple"]))
-    if choice == "none":
-        return None
-    if choice == "int":
-        return draw(st.integers(-ndim, ndim - 1))
-    chosen = draw(st.permutations(range(ndim)).map(lambda p: p[:draw(st.integers(0, ndim))]))
-    return tuple(a - ndim if draw(st.booleans()) else a for a in chosen)
 
 
 def name_of(dtype):
