@@ -38,7 +38,8 @@ _NAME_BY_TYPE = {v: k for k, v in _TYPE_BY_NAME.items()}
 
 
 class Device:
-    """A device that holds array memory: ``Device("cpu")`` or ``Device("cuda", n)``.
+    """A device that holds array memory: ``Device("cpu")`` or ``Device("cuda", n)``, one
+    object per device.
 
     Parameters
     ----------
@@ -55,28 +56,30 @@ class Device:
     """
 
     __slots__ = ("type", "index", "host_memory")
+    _interned: dict[tuple[str, int], Device] = {}
 
-    def __init__(self, type: str, index: int = 0) -> None:
+    def __new__(cls, type: str, index: int = 0) -> Device:
         if type not in _TYPE_BY_NAME:
             raise ValueError(f"unknown device type {type!r}; expected 'cpu' or 'cuda'")
         if not isinstance(index, int) or isinstance(index, bool) or index < 0:
             raise ValueError(f"device index must be a non-negative int, not {index!r}")
         if type == "cpu" and index != 0:
             raise ValueError(f"the CPU device has index 0, not {index}")
-        self.type = type
-        self.index = index
-        self.host_memory = type == "cpu"
+        # one object per device, so that equality and hashing are Python's fast identity ones
+        device = cls._interned.get((type, index))
+        if device is not None:
+            return device
+        device = super().__new__(cls)
+        device.type, device.index, device.host_memory = type, index, type == "cpu"
+        return cls._interned.setdefault((type, index), device)
+
+    def __reduce__(self) -> tuple:
+        return (Device, (self.type, self.index))
 
     @property
     def dlpack(self) -> tuple[DLDeviceType, int]:
         """The ``(DLDeviceType, device_id)`` pair of this device."""
         return (_TYPE_BY_NAME[self.type], self.index)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Device) and other.type == self.type and other.index == self.index
-
-    def __hash__(self) -> int:
-        return hash((self.type, self.index))
 
     def __repr__(self) -> str:
         return "Device('cpu')" if self.type == "cpu" else f"Device('cuda', {self.index})"

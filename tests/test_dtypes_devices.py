@@ -120,6 +120,17 @@ def test_device_constructor_errors(args):
         xp.Device(*args)
 
 
+def test_one_object_per_device():
+    """A device is one object, made once per process: after pickling, copying and a DLPack pair
+    too (so comparing and hashing it costs Python's identity test)."""
+    for device in (xp.Device("cpu"), xp.Device("cuda", 3)):
+        assert xp.Device(device.type, device.index) is device
+        assert pickle.loads(pickle.dumps(device)) is device
+        assert copy.copy(device) is device and copy.deepcopy(device) is device
+        assert as_device(device.dlpack) is device
+    assert xp.asarray([1.0]).device is xp.Device("cpu")
+
+
 def test_device_equality_and_hash():
     """Devices are equal when type and index are; they work as dict keys."""
     devices = [xp.Device("cpu"), xp.Device("cuda", 0), xp.Device("cuda", 1)]
