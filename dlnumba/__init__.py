@@ -37,8 +37,10 @@ from ._nan_functions import (
 )
 from ._manipulation_functions import (
     broadcast_arrays, broadcast_shapes, broadcast_to, concat, expand_dims, flip, moveaxis, pad,
-    permute_dims, repeat, reshape, roll, squeeze, stack, tile, unstack,
+    permute_dims, repeat, reshape, roll, squeeze, stack, tile, transpose, unstack,
 )
+from ._einsum import einsum
+from ._quantile_functions import median, percentile, quantile
 from ._searching_functions import (
     argmax, argmin, count_nonzero, nonzero, searchsorted, where,
 )
@@ -49,6 +51,7 @@ from ._statistical_functions import (
 )
 from ._utility_functions import all, any, diff
 from . import fft
+from . import lib
 from . import linalg
 
 from ._version import __version__ as __version__
@@ -94,7 +97,7 @@ __all__ = [
     # manipulation functions
     "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip",
     "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile",
-    "unstack",
+    "transpose", "unstack",
     # searching functions
     "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where",
     # set functions
@@ -108,7 +111,7 @@ __all__ = [
     # DLPack, legacy interface
     "to_dlpack",
     # extensions
-    "fft", "fuse", "linalg", "is_strict", "set_strict", "strict",
+    "fft", "fuse", "lib", "linalg", "is_strict", "set_strict", "strict",
     "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod",
-    "nanstd", "nansum", "nanvar", "pad",
+    "nanstd", "nansum", "nanvar", "pad", "median", "percentile", "quantile", "einsum",
 ]

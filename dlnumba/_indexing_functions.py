@@ -33,14 +33,19 @@ def is_array_index(key):
     return any(isinstance(k, ndarray) and (k._dtype.kind == "bool" or k.ndim > 0) for k in parts)
 
 
-def numpy_index(key):
-    """``key`` with its NumPy arrays and lists made dlnumba arrays, outside strict mode (NumPy
-    indexes with them); ``key`` itself where it has none."""
+_SEQUENCES = (np.ndarray, list, tuple)
+
+
+def numpy_index(key, device):
+    """``key`` with its NumPy arrays, lists and tuples within a tuple made dlnumba arrays on
+    ``device``, outside strict mode (NumPy indexes with them); ``key`` itself where it has
+    none."""
     parts = key if isinstance(key, tuple) else (key,)
-    if is_strict() or not any(isinstance(k, (np.ndarray, list)) for k in parts):
+    if is_strict() or not any(isinstance(k, _SEQUENCES) for k in parts):
         return key
     from ._creation_functions import asarray
-    converted = tuple(asarray(k) if isinstance(k, (np.ndarray, list)) else k for k in parts)
+    converted = tuple(asarray(k, device=device) if isinstance(k, _SEQUENCES) else k
+                      for k in parts)
     return converted if isinstance(key, tuple) else converted[0]
 
 
@@ -348,6 +353,9 @@ def take(x: ndarray, indices: ndarray, /, *, axis: int | None = None) -> ndarray
     if x.ndim == 1:
         return take_flat(x, indices)
     shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]
+    if not size_of(shape):  # no element to gather, but the indices must still be in bounds
+        _add_offsets(np.zeros(indices.size, np.int64), indices, indices.shape, x.shape[axis],
+                     0, axis)
     placed = ndarray._new(indices._address, shape,
                           tuple(indices._strides[0] if d == axis else 0 for d in range(x.ndim)),
                           indices._dtype, indices.device, indices, True)

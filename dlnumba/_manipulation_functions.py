@@ -282,6 +282,13 @@ def permute_dims(x: ndarray, /, axes: tuple[int, ...]) -> ndarray:
     return _permuted(x, normalize_axes(axes, x.ndim, "permute_dims"))
 
 
+def transpose(x: ndarray, /, axes: tuple[int, ...] | list[int] | None = None) -> ndarray:
+    """NumPy's name for :func:`permute_dims`: the axes reversed by default (xarray calls it
+    through the namespace)."""
+    check_array("transpose", x)
+    return permute_dims(x, tuple(range(x.ndim))[::-1] if axes is None else tuple(axes))
+
+
 def squeeze(x: ndarray, /, axis: Axes) -> ndarray:
     """A view of ``x`` without the size-1 dimensions ``axis`` (an int or a tuple).
 

@@ -168,10 +168,12 @@ def _where_plan(layouts):
 def _arg(name, op, x, axis, keepdims):
     x = real_numeric(name, x)
     _check_keepdims(name, keepdims)
-    if x.size == 0:
-        raise ValueError(f"{name} of an empty array (shape {x.shape}) has no position")
     if axis is not None:
         axis = normalize_axis(axis, x.ndim, name)
+    if x.size == 0 and (axis is None or x._shape[axis] == 0):
+        raise ValueError(f"{name} of an empty array (shape {x.shape}) has no position"
+                         + ("" if axis is None else f" along axis {axis}"))
+    if axis is not None:
         result = ndarray._empty(x._shape[:axis] + x._shape[axis + 1:], int64, x._device)
         _arg_reduce(op, x, x._strides, x._shape, axis, result)
         return _shaped(result, x, (axis,), keepdims)

@@ -17,7 +17,7 @@ import numpy as np
 
 import dlnumba as xp
 from dlnumba._dtypes import as_dtype
-from dlnumba import fft, linalg
+from dlnumba import fft, lib, linalg
 from dlnumba._array_object import ndarray
 from dlnumba._layout import c_strides
 from dlnumba.shared.scalar import FUNCTIONS
@@ -252,6 +252,38 @@ for _attribute in ("T", "mT"):
     case(_attribute, f"ndarray.{_attribute}", "on device", lambda a=_attribute: getattr(c(), a))
 for _attribute in ("device", "dtype", "ndim", "shape", "size"):
     case(_attribute, f"ndarray.{_attribute}", "anything", lambda a=_attribute: getattr(c(), a))
+
+
+case("transpose", "transpose", "on device", lambda: xp.transpose(c()))
+case("einsum", "einsum", "refused", lambda: xp.einsum("ij,jk", c(), c((3, 2))))
+case("einsum view", "einsum", "on device", lambda: xp.einsum("ij->ji", c()))
+case("median", "median", "refused", lambda: xp.median(c()))
+case("quantile", "quantile", "refused", lambda: xp.quantile(c(), 0.5))
+case("percentile", "percentile", "refused", lambda: xp.percentile(c(), [5, 50], axis=0))
+case("sliding_window_view", "lib.stride_tricks.sliding_window_view", "on device",
+     lambda: lib.stride_tricks.sliding_window_view(c(), 2, axis=1))
+case("__array_function__", "ndarray.__array_function__", "refused", lambda: np.sum(c()))
+case("__array_function__ NumPy's own", "ndarray.__array_function__", "anything",
+     lambda: np.median(c()))
+case("__array_priority__", "ndarray.__array_priority__", "anything",
+     lambda: c().__array_priority__)
+case("__len__", "ndarray.__len__", "anything", lambda: len(c()))
+for _method in ("sum", "prod", "mean", "std", "var", "max", "min", "any", "all", "argmax",
+                "argmin", "cumsum", "cumprod", "argsort", "copy", "flatten", "nonzero",
+                "tolist", "item", "sort", "round", "imag", "conj", "conjugate"):
+    case(f"ndarray.{_method}", f"ndarray.{_method}", "refused",
+         lambda m=_method: getattr(c(), m) if m == "imag" else getattr(c(), m)())
+for _method in ("reshape", "transpose", "ravel", "real", "squeeze"):
+    case(f"ndarray.{_method}", f"ndarray.{_method}", "on device",
+         lambda m=_method: getattr(c((1, 3)), m) if m == "real" else
+         getattr(c((1, 3)), m)(3) if m == "reshape" else getattr(c((1, 3)), m)())
+case("ndarray.astype", "ndarray.astype", "refused", lambda: c().astype(np.float32))
+case("ndarray.clip", "ndarray.clip", "refused", lambda: c().clip(0.0, 1.0))
+case("ndarray.take", "ndarray.take", "refused", lambda: c().take(h((2,), xp.int64), axis=1))
+case("ndarray.repeat", "ndarray.repeat", "refused", lambda: c().repeat(2))
+case("ndarray.dot", "ndarray.dot", "refused", lambda: c().dot(c((3, 2))))
+case("ndarray.swapaxes", "ndarray.swapaxes", "refused", lambda: c().swapaxes(0, 1))
+case("ndarray.fill", "ndarray.fill", "refused", lambda: c().fill(1.0))
 
 
 def _njit_sum():

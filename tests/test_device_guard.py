@@ -12,12 +12,13 @@ import sys
 import numpy as np
 
 import dlnumba as xp
-from dlnumba import fft, linalg
+from dlnumba import fft, lib, linalg
 
 import device_guard_cases
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_NOT_FUNCTIONS = {"linalg", "fft", "newaxis", "e", "inf", "nan", "pi", "__array_api_version__"}
+_NOT_FUNCTIONS = {"linalg", "fft", "lib", "newaxis", "e", "inf", "nan", "pi",
+                  "__array_api_version__"}
 _INTERNAL_METHODS = {"__getattr__", "__init__", "__module__", "__doc__", "__slots__",
                      "__weakref__"}
 
@@ -27,6 +28,7 @@ def _public_names():
              if n not in _NOT_FUNCTIONS and not isinstance(getattr(xp, n), (type, np.dtype))}
     names |= {f"linalg.{n}" for n in linalg.__all__ if not isinstance(getattr(linalg, n), type)}
     names |= {f"fft.{n}" for n in fft.__all__}
+    names |= {f"lib.stride_tricks.{n}" for n in lib.stride_tricks.__all__}
     names |= {f"ndarray.{n}" for n, value in vars(xp.ndarray).items()
               if value is not None and n not in _INTERNAL_METHODS
               and (not n.startswith("_") or n.startswith("__"))}

@@ -8,6 +8,10 @@ each call on its own, so per-call costs below a few microseconds are timed over 
 (methods named ``time_100_...``), and inputs and checks are kept per process in this module.
 """
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 
 import dlnumba as xp
@@ -72,3 +76,22 @@ def assert_matches(result, expected, rtol=0.0):
         np.testing.assert_allclose(got, expected, rtol=rtol)
     else:
         np.testing.assert_array_equal(got, expected)
+
+
+def script_seconds(script, *arguments, environment=None):
+    """The seconds a new Python process running ``script`` with ``arguments`` reports as the
+    last line of its output (JSON ``{"seconds": ...}``): the engine benchmarks, which time a
+    cluster or a chunk backend chosen at import."""
+    out = subprocess.run([sys.executable, "-c", script, *arguments], capture_output=True,
+                         text=True, env=environment, check=True, timeout=900)
+    return json.loads(out.stdout.splitlines()[-1])["seconds"]
+
+
+def print_engine_ratios(benchmark, libraries):
+    """Each workload of an engine benchmark (a ``track_compute`` class) in seconds for dlnumba
+    and its peer, and their ratio: the files' ``__main__``."""
+    for workload in benchmark.params[0]:
+        seconds = {library: benchmark().track_compute(workload, library)
+                   for library in libraries}
+        print(f"{workload}: dlnumba {seconds['dlnumba']:.3f} s, numpy {seconds['numpy']:.3f} s, "
+              f"ratio {seconds['dlnumba'] / seconds['numpy']:.2f}")

@@ -8,10 +8,9 @@ in a temporary directory, as on a cluster.
 """
 
 import importlib.util
-import json
 import os
-import subprocess
-import sys
+
+from ._common import print_engine_ratios, script_seconds
 
 SCRIPT = r"""
 import json, sys, tempfile, time
@@ -57,14 +56,8 @@ class TrackCubed:
 
     def track_compute(self, workload, library):
         environment = dict(os.environ, CUBED_BACKEND_ARRAY_API_MODULE=_BACKENDS[library])
-        out = subprocess.run([sys.executable, "-c", SCRIPT, workload], capture_output=True,
-                             text=True, env=environment, check=True, timeout=900)
-        return json.loads(out.stdout.splitlines()[-1])["seconds"]
+        return script_seconds(SCRIPT, workload, environment=environment)
 
 
 if __name__ == "__main__":
-    for workload in TrackCubed.params[0]:
-        seconds = {library: TrackCubed().track_compute(workload, library)
-                   for library in _BACKENDS}
-        print(f"{workload}: dlnumba {seconds['dlnumba']:.3f} s, numpy {seconds['numpy']:.3f} s, "
-              f"ratio {seconds['dlnumba'] / seconds['numpy']:.2f}")
+    print_engine_ratios(TrackCubed, _BACKENDS)

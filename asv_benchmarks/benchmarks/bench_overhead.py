@@ -74,3 +74,37 @@ class TimeSmallCall:
         run = self.run
         for _ in range(CALLS):
             run()
+
+
+# name: (NumPy's function called on a dlnumba array, the namespace call that answers it)
+NUMPY_FUNCTIONS = {
+    "mean": (lambda x: np.mean(x), lambda xp, x: xp.mean(x)),
+    "sum_axis": (lambda x: np.sum(x, axis=0), lambda xp, x: xp.sum(x, axis=0)),
+    "concatenate": (lambda x: np.concatenate([x, x]), lambda xp, x: xp.concat([x, x])),
+    "where": (lambda x: np.where(x > 2, x, 0.0), lambda xp, x: xp.where(x > 2, x, 0.0)),
+}
+
+
+class TimeNumPyFunctions:
+    """NumPy's functions on 16 dlnumba elements (``__array_function__``) against the dlnumba
+    call that answers them and NumPy's on NumPy arrays: the dispatch's own cost."""
+
+    params = (list(NUMPY_FUNCTIONS), ["numpy function on dlnumba", "dlnumba", "numpy"])
+    param_names = ("function", "how")
+
+    def setup(self, function, how):
+        values = np.arange(16.0).reshape(2, 8)
+        numpy_call, namespace_call = NUMPY_FUNCTIONS[function]
+        if how == "numpy":
+            self.run = lambda: numpy_call(values)
+        else:
+            xp, x = namespace("dlnumba"), convert("dlnumba", values)
+            self.run = ((lambda: numpy_call(x)) if how == "numpy function on dlnumba"
+                        else lambda: namespace_call(xp, x))
+        check_once(("numpy functions", function, how),
+                   lambda: assert_matches(self.run(), numpy_call(values), rtol=0))
+
+    def time_100_calls(self, function, how):
+        run = self.run
+        for _ in range(CALLS):
+            run()
