@@ -382,6 +382,8 @@ def _windows(sliding_window_view, x, window_shape, axis=None, *, subok=False, wr
 def _contracted(tensordot, a, b, axes=2):
     if not _numeric(a) or not _numeric(b):
         return _ON_VIEWS
+    if not isinstance(axes, int):  # NumPy's pair may hold an int where the standard's has a tuple
+        axes = tuple((side,) if isinstance(side, int) else tuple(side) for side in axes)
     return tensordot(a, b, axes=axes)
 
 
