@@ -65,6 +65,7 @@ def offsets(shape, strides, batch):
 
 
 _FIRST = offsets((), (), ())  # the one matrix of an unbatched operand
+_NUMPY_BLAS_PRODUCT = 1 << 21  # multiply-adds (128**3) from which NumPy's matmul computes
 _MATMUL = Direct(kernels.matmul)  # by compute dtype, which fixes the argument types
 
 
@@ -81,6 +82,13 @@ class _PlainCalls(dict):
 _PLAIN_CALLS = _PlainCalls()
 
 
+def _numpy_blas(dtype, work):
+    """Whether a host product of ``work`` multiply-adds in ``dtype`` runs NumPy's matmul on
+    views: a large floating one, where NumPy's BLAS call takes any strides without a copy and
+    computes ``A @ A.T`` as a symmetric product, in half the time."""
+    return work >= _NUMPY_BLAS_PRODUCT and dtype.kind in ("real floating", "complex floating")
+
+
 def plain_matmul(x1, x2):
     """``x1 @ x2`` of two C-contiguous, non-empty 2-D host arrays of one numeric dtype that
     computes in itself, in one kernel call; None for any other operands."""
@@ -88,7 +96,7 @@ def plain_matmul(x1, x2):
         (m, k), n = x1._shape, x2._shape[1]
         calls = _PLAIN_CALLS[x1._dtype]
         if (calls is not None and m and n and k and x2._shape[0] == k and x1._strides == (k, 1)
-                and x2._strides == (n, 1)):
+                and x2._strides == (n, 1) and not _numpy_blas(x1._dtype, m * k * n)):
             address, owner = allocate_host(m * n * x1._dtype.itemsize)
             calls[m * k * n > HELD_GIL_PRODUCT](x1._address, x2._address, address, m, k, n)
             return ndarray._new(address, (m, n), (n, 1), x1._dtype, CPU, owner, False)
@@ -159,7 +167,9 @@ def product(a, b, dtype):
                                                                            b._shape[:-2])
     (m, k), n = a._shape[-2:], b._shape[-1]
     out = ndarray._empty(batch + (m, n), compute, zero=k == 0)
-    if m and n and k:
+    if m and n and k and _numpy_blas(compute, m * k * n):
+        np.matmul(rounded(a, compute)._numpy(), rounded(b, compute)._numpy(), out=out._numpy())
+    elif m and n and k:
         a, b = packed(a, compute), packed(b, compute)
         if not batch:
             first = second = _FIRST

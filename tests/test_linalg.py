@@ -123,6 +123,21 @@ def test_matmul_promotion(dtype1, dtype2):
     close(result, np.asarray(expected), str(result.dtype), scale=10)
 
 
+@pytest.mark.parametrize("dtype", FLOATS + ["int32"])
+@pytest.mark.parametrize("layouts", [("contiguous", "contiguous"), ("transposed", "stepped"),
+                                     ("stepped", "transposed")])
+def test_large_products_in_any_layout(dtype, layouts):
+    """Products of 128**3 multiply-adds and more (NumPy's BLAS on views for floating dtypes),
+    in every layout, broadcast batches, and A @ A.T of one buffer (a symmetric product)."""
+    rng = np.random.default_rng(2)
+    a, b = values(rng, (2, 130, 140), dtype), values(rng, (1, 140, 150), dtype)
+    x1, x2 = array(a, layouts[0]), array(b, layouts[1])
+    close(x1 @ x2, a @ b, dtype, scale=141)
+    square = values(rng, (200, 200), dtype)
+    x = array(square, layouts[0])
+    close(x @ x.mT, square @ square.T, dtype, scale=201)
+
+
 def test_matmul_one_tall_matrix():
     # A stack times one matrix runs as one tall product.
     rng = np.random.default_rng(1)
