@@ -16,6 +16,7 @@ standard's, are what a NumPy function promises.
 from __future__ import annotations
 
 import functools
+import warnings
 
 import numpy as np
 
@@ -281,9 +282,10 @@ def _sorted(sort, a, axis=-1, kind=None, order=None, *, stable=None):
 def _clipped(clip, a, a_min=_NO, a_max=_NO, out=None, *, min=_NO, max=_NO, **kwargs):
     low, high = (a_min if a_min is not _NO else min), (a_max if a_max is not _NO else max)
     bounds = [b for b in (low, high) if b is not _NO and b is not None]
-    if not _real(a) or a._dtype.kind == "bool" or _given(out) or kwargs or \
-            not all(type(b) is ndarray or type(b) in (int, float) for b in bounds):
-        return _ON_VIEWS
+    if not _real(a) or a._dtype.kind == "bool" or _given(out) or kwargs or not all(
+            type(b) is ndarray and b._dtype is a._dtype or type(b) is int or
+            type(b) is float and a._dtype.kind == "real floating" for b in bounds):
+        return _ON_VIEWS  # NumPy promotes x with bounds of another dtype; dlnumba keeps x's
     return clip(a, None if low is _NO else low, None if high is _NO else high)
 
 
@@ -475,7 +477,12 @@ def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     if casting != "unsafe" and not np.can_cast(self._dtype.numpy, dtype, casting):
         raise TypeError(f"cannot cast array data from {self._dtype} to {np.dtype(dtype)} "
                         f"according to the rule {casting!r}")
-    return _astype(self, _dtype(dtype), copy=copy)
+    dtype = _dtype(dtype)
+    if self._dtype.kind == "complex floating" and dtype.kind != "c":
+        warnings.warn("casting complex values to real discards the imaginary part",
+                      np.exceptions.ComplexWarning, stacklevel=2)
+        return _astype(_real_of(self), dtype)
+    return _astype(self, dtype, copy=copy)
 
 
 def flatten(self, order="C"):

@@ -166,6 +166,8 @@ SHAPES = {
     "take flat": lambda a: np.take(a, [1, 0]),
     "clip": lambda a: np.clip(a, -1, 1),
     "clip upper": lambda a: np.clip(a, None, 3),
+    "clip float bounds": lambda a: np.clip(a, 0.5, 2.5),
+    "clip array bounds": lambda a: np.clip(a, a[:1].astype(np.float32), None),
     "round": np.round,
     "around": np.around,
     "round decimals": lambda a: np.round(a, 1),
@@ -358,6 +360,9 @@ def test_methods_numpy_users_call():
     assert np.dot(x[0], x[0].T).shape == (3, 3)
     with pytest.raises(TypeError, match="cannot cast"):
         x.astype(np.int8, casting="safe")
+    with pytest.warns(np.exceptions.ComplexWarning):
+        assert x.astype(np.complex64).astype(np.float32).tolist() == values.astype(
+            np.float32).tolist()
     shuffled = np.array([[3, 1, 2], [9, 7, 8]])
     y = xp.asarray(shuffled)
     assert y.sort(axis=1) is None
