@@ -50,7 +50,8 @@ def outcome(call, *arguments, **keywords):
 def assert_numpy_result(ours, theirs, exact=False):
     """``ours`` (a dlnumba call's result) is NumPy's ``theirs`` as dlnumba arrays: the same
     dtype, shape and values (floating sums within a few ulps of the dtype: the pairing of the
-    sums may differ), or the same kind of exception."""
+    sums may differ), or the same kind of exception (NumPy's type or one of its bases: its
+    AxisError is an IndexError and a ValueError)."""
     if isinstance(theirs, Exception):
         assert isinstance(ours, Exception), (f"NumPy raises {theirs!r}", ours)
         assert isinstance(ours, (type(theirs), *type(theirs).__bases__)), (ours, theirs)
