@@ -66,7 +66,7 @@ def einsum(subscripts: str, /, *operands: ndarray) -> ndarray:
             if n != known and 1 not in (n, known):
                 raise ValueError(f"einsum: operands could not be broadcast together: label "
                                  f"{_shown(label)} has sizes {known} and {n}")
-            sizes[label] = max(n, known)
+            sizes[label] = known if n == 1 else n  # 1 broadcasts, to 0 too
         terms.append((x, labels))
     terms = [(astype(x, computed, copy=False), labels) for x, labels in terms]
     x, labels = _summed(terms, 0, output, computed)
