@@ -457,11 +457,19 @@ class ndarray(ArrayBase):
         return int(self._scalar("index"))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickle the values, copied to the host, never the address: an array unpickled in
-        another process (a Dask or Cubed worker) owns a copy, on the same device."""
-        host = self.to_device(CPU)
-        return (_unpickle, (np.array(host._numpy(), copy=True), self._dtype.name,
-                            str(self._device)))
+        """Pickle the values, as a NumPy array on the host, never the address: an array
+        unpickled in another process (a Dask or Cubed worker) owns a copy, on the same device.
+        With pickle protocol 5's out-of-band buffers the values travel without a copy, as a
+        NumPy array's do."""
+        return (_unpickle, (self.to_device(CPU)._numpy(), self._dtype.name, str(self._device)))
+
+    def __copy__(self) -> ndarray:
+        """A new array with a copy of the values, as NumPy's ``copy.copy`` gives."""
+        return self._copy()
+
+    def __deepcopy__(self, memo: dict) -> ndarray:
+        """A new array with a copy of the values."""
+        return self._copy()
 
     def __repr__(self) -> str:
         if not self._device.host_memory:  # the values are not readable from here
@@ -608,10 +616,11 @@ def _ufunc_operand(x):
 
 
 def _unpickle(values, dtype_name, device):
-    """An array over the NumPy array ``values`` (bfloat16: its bits as uint16), on ``device``."""
+    """An array over the NumPy array ``values`` (bfloat16: its bits as uint16), on ``device``;
+    read-only where ``values`` is (an out-of-band buffer of immutable bytes)."""
     array = ndarray._new(values.__array_interface__["data"][0], values.shape,
                          tuple(s // values.itemsize for s in values.strides),
-                         dtype_by_name(dtype_name), CPU, values, False)
+                         dtype_by_name(dtype_name), CPU, values, not values.flags.writeable)
     return array.to_device(device)
 
 

@@ -9,6 +9,7 @@ error that names the device), ``on device`` (every array in the result is on ``c
 ``anything`` (only: no crash).
 """
 
+import copy
 import ctypes
 import mmap
 import sys
@@ -268,6 +269,8 @@ case("__array_function__ NumPy's own", "ndarray.__array_function__", "anything",
 case("__array_priority__", "ndarray.__array_priority__", "anything",
      lambda: c().__array_priority__)
 case("__len__", "ndarray.__len__", "anything", lambda: len(c()))
+case("__copy__", "ndarray.__copy__", "refused", lambda: copy.copy(c()))
+case("__deepcopy__", "ndarray.__deepcopy__", "refused", lambda: copy.deepcopy(c()))
 for _method in ("sum", "prod", "mean", "std", "var", "max", "min", "any", "all", "argmax",
                 "argmin", "cumsum", "cumprod", "argsort", "copy", "flatten", "nonzero",
                 "tolist", "item", "sort", "round", "imag", "conj", "conjugate"):

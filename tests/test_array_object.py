@@ -607,6 +607,28 @@ def test_repr_examples():
         "ndarray([ 1.5, -2. ], dtype=bfloat16)"
 
 
+def test_pickle_protocol_5_buffers_and_copies():
+    """Pickle protocol 5 hands the values over out of band (no copy), read-only where the
+    buffer is; copy.copy and copy.deepcopy copy the values, as NumPy's do."""
+    x = xp.asarray(np.arange(6.0).reshape(2, 3))
+    buffers = []
+    data = pickle.dumps(x, protocol=5, buffer_callback=buffers.append)
+    assert len(buffers) == 1
+    frozen = pickle.loads(data, buffers=[bytes(b.raw()) for b in buffers])
+    np.testing.assert_array_equal(np.asarray(frozen), np.asarray(x))
+    with pytest.raises(ValueError, match="read-only"):
+        frozen[0, 0] = 1.0
+    buffers = []
+    data = pickle.dumps(x[:, ::-1], protocol=5, buffer_callback=buffers.append)
+    np.testing.assert_array_equal(np.asarray(pickle.loads(data, buffers=buffers)),
+                                  np.arange(6.0).reshape(2, 3)[:, ::-1])
+    dense = xp.asarray(np.arange(4.0))
+    for copied in (copy.copy(dense), copy.deepcopy(dense)):
+        dense[0] = 7.0
+        assert float(copied[0]) == 0.0
+        dense[0] = 0.0
+
+
 def test_pickle_carries_values_to_another_process(tmp_path):
     """A pickle holds the values, never the address: another process (a Dask or Cubed worker)
     reads them back, large arrays (pooled memory) and views included."""
