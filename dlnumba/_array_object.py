@@ -463,6 +463,11 @@ class ndarray(ArrayBase):
         NumPy array's do."""
         return (_unpickle, (self.to_device(CPU)._numpy(), self._dtype.name, str(self._device)))
 
+    def __sizeof__(self) -> int:
+        """The object's bytes and its values' (as ``sys.getsizeof`` reports a NumPy array that
+        owns them): Dask's scheduler weighs moving a chunk by it."""
+        return object.__sizeof__(self) + size_of(self._shape) * self._dtype.itemsize
+
     def __copy__(self) -> ndarray:
         """A new array with a copy of the values, as NumPy's ``copy.copy`` gives."""
         return self._copy()

@@ -270,6 +270,7 @@ case("__array_priority__", "ndarray.__array_priority__", "anything",
      lambda: c().__array_priority__)
 case("__len__", "ndarray.__len__", "anything", lambda: len(c()))
 case("__copy__", "ndarray.__copy__", "refused", lambda: copy.copy(c()))
+case("__sizeof__", "ndarray.__sizeof__", "anything", lambda: sys.getsizeof(c()))
 case("__deepcopy__", "ndarray.__deepcopy__", "refused", lambda: copy.deepcopy(c()))
 for _method in ("sum", "prod", "mean", "std", "var", "max", "min", "any", "all", "argmax",
                 "argmin", "cumsum", "cumprod", "argsort", "copy", "flatten", "nonzero",

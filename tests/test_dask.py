@@ -68,6 +68,13 @@ def test_threaded_scheduler(name):
     assert_same_result(name, "threads")
 
 
+def test_dask_weighs_a_chunk_by_its_values():
+    """Dask's ``sizeof`` (``sys.getsizeof``) counts the values, as for a NumPy array: its
+    scheduler weighs moving a chunk by it."""
+    from dask.sizeof import sizeof
+    assert sizeof(xp.ones((100, 100))) >= 80_000 and sizeof(xp.ones(0)) < 1000
+
+
 def test_every_chunk_stays_dlnumba():
     """The chunks map_blocks sees after a reduction and a rechunk are dlnumba arrays."""
     kinds = []
