@@ -8,15 +8,20 @@ then the labels summed), so a contraction is as fast as ``matmul``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from ._array_object import ndarray
+from ._arguments import check_array
 from ._data_type_functions import astype, result_type
 from ._dtypes import bool as bool_, int64
 from ._layout import size_of
 from ._linear_algebra_functions import matmul
 from ._manipulation_functions import broadcast_to, permute_dims, reshape
 from ._statistical_functions import sum as sum_
+
+if TYPE_CHECKING:
+    from ._array_object import ndarray
 
 __all__ = ["einsum"]
 
@@ -53,8 +58,7 @@ def einsum(subscripts: str, /, *operands: ndarray) -> ndarray:
     if not isinstance(subscripts, str):
         raise TypeError(f"einsum takes its subscripts as a str first, not {subscripts!r}")
     for x in operands:
-        if not isinstance(x, ndarray):
-            raise TypeError(f"einsum takes dlnumba arrays, not {type(x).__name__}")
+        check_array("einsum", x)
     inputs, output = _parse(subscripts, [x.ndim for x in operands])
     dtype = _numpy_result_type(operands)
     computed = int64.numpy if dtype == bool_.numpy else dtype

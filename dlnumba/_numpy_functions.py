@@ -31,6 +31,7 @@ from ._array_object import _from_numpy, ndarray
 from ._creation_functions import empty, full, ones, zeros, zeros_like
 from ._data_type_functions import astype as _astype
 from ._einsum import einsum
+from ._devices import CPU
 from ._dtypes import bfloat16, from_numpy_dtype
 from ._elementwise_functions import clip, conj as _conj, imag as _imag_of, real as _real_of, round
 from ._indexing_functions import take
@@ -499,12 +500,12 @@ def ravel(self, order="C"):
 
 def tolist(self):
     """The values as nested Python lists of Python scalars."""
-    return _on_host(self)._values().tolist()
+    return self.to_device(CPU)._values().tolist()
 
 
 def item(self, *index):
     """One element as a Python scalar: the only one, or the one at ``index``."""
-    return _on_host(self)._values().item(*index)
+    return self.to_device(CPU)._values().item(*index)
 
 
 def sort(self, axis=-1, kind=None, order=None, *, stable=None):
@@ -537,10 +538,6 @@ def _length(self):
     if not self._shape:
         raise TypeError("len() of a 0-d array")
     return self._shape[0]
-
-
-def _on_host(a):
-    return a if a._device.host_memory else a.to_device("cpu")
 
 
 for _method_ in (*(_method(f) for f in (

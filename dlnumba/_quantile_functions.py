@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._arguments import normalize_axes
+from ._arguments import check_array, normalize_axes
 from ._array_object import ndarray
 from ._creation_functions import asarray
+from ._dtypes import REAL_NUMERIC
 from ._elementwise_functions import isnan
 from ._indexing_functions import take
 from ._layout import size_of
@@ -82,11 +83,7 @@ def _along_first_axis(x, axis, name):
     return merged, tuple(1 if d in axes else n for d, n in enumerate(x.shape))
 
 
-def _check_real(x, name):
-    if not isinstance(x, ndarray):
-        raise TypeError(f"{name} takes a dlnumba array, not {type(x).__name__}")
-    if x.dtype.kind == "c":
-        raise TypeError(f"{name} takes an array of real numbers, not {x.dtype}")
+_REAL = ("bool", *REAL_NUMERIC)  # the kinds whose values sort (dlnumba orders no complex)
 
 
 def quantile(x: ndarray, q: float | ndarray, /, *, axis: Axes | None = None,
@@ -122,7 +119,7 @@ def quantile(x: ndarray, q: float | ndarray, /, *, axis: Axes | None = None,
     ValueError
         For ``q`` outside ``[0, 1]``, an unknown method, or an empty reduction.
     """
-    _check_real(x, "quantile")
+    check_array("quantile", x, _REAL, "real or bool")
     return _quantile(x, q, axis, method, keepdims, "quantile", 1)
 
 
@@ -130,7 +127,7 @@ def percentile(x: ndarray, q: float | ndarray, /, *, axis: Axes | None = None,
                method: str = "linear", keepdims: bool = False) -> ndarray:
     """The ``q``-th percentiles (``q`` in ``[0, 100]``) of ``x``, as NumPy's ``percentile``;
     otherwise as :func:`quantile`."""
-    _check_real(x, "percentile")
+    check_array("percentile", x, _REAL, "real or bool")
     return _quantile(x, q, axis, method, keepdims, "percentile", 100)
 
 
@@ -208,7 +205,7 @@ def median(x: ndarray, /, *, axis: Axes | None = None, keepdims: bool = False) -
     TypeError
         For a complex ``x`` (dlnumba does not order complex numbers).
     """
-    _check_real(x, "median")
+    check_array("median", x, _REAL, "real or bool")
     arr, kept_shape = _along_first_axis(x, axis, "median")
     n = arr.shape[0]
     ordered = sort(arr, axis=0) if n else arr

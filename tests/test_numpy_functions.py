@@ -283,7 +283,7 @@ def test_einsum_views_and_operand_errors():
     diagonal = xp.einsum("ii->i", x)
     x[1, 1] = 50.0
     assert float(diagonal[1]) == 50.0
-    with pytest.raises(TypeError, match="dlnumba arrays"):
+    with pytest.raises(TypeError, match="einsum expects a dlnumba.ndarray, not list"):
         xp.einsum("i", [1, 2])
 
 
@@ -296,7 +296,7 @@ def test_quantile_errors_name_the_value():
         xp.percentile(x, [50, 101])
     with pytest.raises(ValueError, match="'cubic' is not a method"):
         xp.quantile(x, 0.5, method="cubic")
-    with pytest.raises(TypeError, match="real numbers"):
+    with pytest.raises(TypeError, match="median takes arrays of real or bool dtypes"):
         xp.median(xp.asarray([1j]))
     with pytest.raises(ValueError, match="empty"):
         xp.quantile(xp.asarray([]), 0.5)

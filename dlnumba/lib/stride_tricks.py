@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING
 
-from .._arguments import normalize_axes
+from .._arguments import check_array, normalize_axes
 from .._array_object import ndarray
 from .._layout import c_strides
 
@@ -45,8 +45,7 @@ def sliding_window_view(x: ndarray, window_shape: int | tuple[int, ...],
         For a negative window, a window larger than its axis, or ``window_shape`` and
         ``axis`` of different lengths.
     """
-    if not isinstance(x, ndarray):
-        raise TypeError(f"sliding_window_view takes a dlnumba array, not {type(x).__name__}")
+    check_array("sliding_window_view", x)
     window = ((operator.index(window_shape),) if not isinstance(window_shape, (tuple, list))
               else tuple(operator.index(n) for n in window_shape))
     if any(n < 0 for n in window):
