@@ -7,7 +7,7 @@ import numpy as np
 from ._native import host_allocator
 
 ALIGNMENT = 64
-_SMALL = 1 << 20
+_SMALL = 1 << 18  # larger blocks are pooled: malloc returns them to the system when freed
 # Freed large blocks kept for reuse, at most this many bytes in all: a new block costs a page
 # fault and a kernel-zeroed page per 4 KiB (or 2 MiB) on its first write, more than the work of
 # a streaming kernel that writes it.
@@ -29,7 +29,7 @@ allocate_host(nbytes, zero=False)
 Allocate ``nbytes`` of host memory aligned to 64 bytes, uninitialised unless ``zero``.
 
 Returns ``(address, owner)``: the aligned address, and the object that keeps the memory alive:
-below 1 MiB a bytearray, else a PooledBlock (its memory goes back to the pool when it dies).""")
+below 256 KiB a bytearray, else a PooledBlock (its memory goes back to the pool when it dies).""")
 
 
 def _size_class(size):

@@ -184,6 +184,34 @@ def test_long_rows_over_threads_match_stable_numpy(dtype, values, descending):
     check_sorts(a[::-1], dtype, 0, descending)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "int32", "uint64"])
+@pytest.mark.parametrize("n", [5, 700, 300_000])
+@pytest.mark.parametrize("shape", ["ordered", "reversed", "one value", "ties", "last out"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_rows_in_order_or_in_reverse(dtype, n, shape, descending):
+    """Rows that are their own sort, or whose reverse is, are written without sorting them:
+    NaNs, signed zeros and ties (which a reversal would swap) where a stable sort puts them,
+    and rows that are in order but for their last element are sorted."""
+    steps = np.arange(n) % {"int8": 120, "float16": 2000}.get(dtype, n)
+    if shape == "one value":
+        a = np.full(n, 3).astype(dtype)
+    else:
+        a = np.sort(steps.astype(dtype))
+        if shape == "ties":
+            a = np.repeat(a[: (n + 1) // 2], 2)[:n]
+        if dtype.startswith("float") and n > 5:
+            a[-3:] = [-0.0, 0.0, np.nan] if shape == "ties" else np.nan
+            a[:2] = [-np.inf, -0.0]
+            a = np.sort(a, kind="stable")
+        if shape == "reversed":
+            a = a[::-1].copy()
+        if shape == "last out":
+            a[-1] = a[0]
+    with mock.patch.object(sorting, "PARALLEL_BYTES", 1 if n == 700 else sorting.PARALLEL_BYTES):
+        check_sorts(a, dtype, 0, descending)
+        check_sorts(a[::-1], dtype, 0, descending)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint64"])
 @pytest.mark.parametrize("n", [700, 5000, 300_000])
 @pytest.mark.parametrize("descending", [False, True])

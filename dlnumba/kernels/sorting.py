@@ -1,7 +1,8 @@
-"""Sorting kernels: rows sorted stably on order-preserving integer keys (an LSD radix sort for
-long rows, a merge sort for short ones; one long real row is sorted over the engine's
-threads, its values by counting where few bits of their keys differ, else in buckets of their
-top bits, see :func:`sort_row`), and the searches that use the same order.
+"""Sorting kernels: rows sorted stably on order-preserving integer keys (an LSD radix sort on
+the bits where the keys differ for long rows, a merge sort for short ones; one long real row is
+sorted over the engine's threads, its values by counting where few bits of their keys differ,
+else in buckets of their top bits, see :func:`sort_row`), and the searches that use the same
+order. A real row whose keys never fall, or always fall, is copied in its order or reversed.
 
 Every element becomes an unsigned key of its own width whose integer order is the sort order:
 unsigned integers as they are, signed ones with the sign bit flipped, IEEE floats (float16,
@@ -27,6 +28,7 @@ import numpy as np
 from .._numba import njit
 
 from .. import _dtypes
+from .._memory import allocate_host as allocate, numpy_view
 from ..shared.plan import make_plan
 from ..shared.tags import UNITS
 from .threads import PARALLEL_BYTES, THREADS, run_in_parallel
@@ -38,10 +40,10 @@ _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
 # merging: 32 uint8, 64 int16, 128 int32, 256 float64).
 _RADIX = 32
 _NO_ORDER = np.empty(0, np.int64)  # a sort of values sorts its keys without positions
+_POSITION = _NO_ORDER.dtype
 # Radix sorts move keys by digits of at most 9 bits (wider digits' counts leave the cache), a
 # long row's by one of up to 10 bits where that saves a pass (measured).
 _DIGIT, _ONE_PASS = 9, 10
-_COUNTS = 8 << _DIGIT  # a radix sort's buckets: 64-bit keys take 8 passes
 _COUNTED = 16  # a long row of values whose keys differ in this many bits or fewer is counted
 # Other long rows of values are first split by their top bits, at most this many (wider took
 # longer to scatter), into buckets whose rest is sorted in the cache, buckets of this many
@@ -75,35 +77,36 @@ def _decode(key, codec, top):
     return key ^ negative ^ ((positive ^ negative) & (np.uint64(0) - np.uint64(key >= top)))
 
 
+@njit(inline="always")
+def _digit(key, least, shift, mask):
+    """A key's digit, unsigned: Numba checks signed indices for wrapping around, which slowed
+    the passes of :func:`sort_row`."""
+    return ((np.uint64(key) - least) >> shift) & mask
+
+
 @njit(nogil=True)
-def _radix(keys, order, spare_keys, spare_order, n, bits, counts):
-    """Stable LSD radix sort of ``keys[:n]`` (and ``order`` alongside unless it is empty);
-    returns whether the result is in the spares. ``counts`` (uint64) has room for every pass's
-    buckets (``_COUNTS``). Indices are unsigned (see :func:`_digit`)."""
+def _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts):
+    """Stable LSD radix sort of ``keys[:n]`` (and ``order`` alongside unless it is empty) on
+    the ``bits`` bits of ``key - least`` from ``low_bit`` on, where the keys differ; returns
+    whether the result is in the spares. ``counts`` (uint64) has room for ``1 << _ONE_PASS``
+    buckets. Indices are unsigned (see :func:`_digit`)."""
     with_order = order.size > 0
-    digit = _DIGIT
-    buckets = np.uint64(1 << digit)
-    mask = buckets - np.uint64(1)
-    passes = (bits + digit - 1) // digit
-    one = np.uint64(1)
-    for i in range(passes * (1 << digit)):
-        counts[i] = 0
-    swapped = False
-    for i in range(n):
-        key = np.uint64(keys[np.uint64(i)])
-        for p in range(passes):
-            counts[np.uint64(p) * buckets + ((key >> np.uint64(p * digit)) & mask)] += one
+    passes = 1 if bits <= _ONE_PASS else (bits + _DIGIT - 1) // _DIGIT
+    digit = (bits + passes - 1) // passes
+    buckets = np.uint64(1) << np.uint64(digit)
+    mask, one = buckets - np.uint64(1), np.uint64(1)
     for p in range(passes):
-        shift = np.uint64(p * digit)
-        base = np.uint64(p) * buckets
-        if counts[base + ((np.uint64(keys[0]) >> shift) & mask)] == np.uint64(n):
-            continue  # every key has this digit: the pass would not move anything
+        shift = np.uint64(low_bit + p * digit)
+        for b in range(buckets):
+            counts[b] = 0
+        for i in range(n):
+            counts[_digit(keys[np.uint64(i)], least, shift, mask)] += one
         total = np.uint64(0)
-        for b in range(base, base + buckets):
+        for b in range(buckets):
             total, counts[b] = total + counts[b], total
         for i in range(n):
             u = np.uint64(i)
-            d = base + ((np.uint64(keys[u]) >> shift) & mask)
+            d = _digit(keys[u], least, shift, mask)
             o = counts[d]
             counts[d] = o + one
             spare_keys[o] = keys[u]
@@ -111,8 +114,7 @@ def _radix(keys, order, spare_keys, spare_order, n, bits, counts):
                 spare_order[o] = order[u]
         keys, spare_keys = spare_keys, keys
         order, spare_order = spare_order, order
-        swapped = not swapped
-    return swapped
+    return passes % 2 == 1
 
 
 @njit(inline="always")
@@ -165,15 +167,51 @@ def _merge_sort(keys, order, spare_keys, spare_order, n):
     return swapped
 
 
+@njit(inline="always")
+def _bit_length(value):
+    """The number of bits of a uint64 up to its highest set one."""
+    length = 0
+    while value:
+        value >>= np.uint64(1)
+        length += 1
+    return length
+
+
 @njit(nogil=True)
 def _sort_keys(keys, order, spare_keys, spare_order, n, counts):
     """Sort ``keys[:n]`` stably (``order`` alongside unless it is empty); returns whether the
     result is in the spares. Rows of ``_RADIX`` elements per key byte or more are radix
-    sorted in ``counts``'s buckets; shorter ones, which pass ``counts`` None, are merge sorted,
-    and then the radix sort is not even compiled."""
+    sorted in ``counts``'s buckets, on the bits where their keys differ; shorter ones, which
+    pass ``counts`` None, are merge sorted, and then the radix sort is not even compiled."""
     if counts is None:
         return _merge_sort(keys, order, spare_keys, spare_order, n)
-    return _radix(keys, order, spare_keys, spare_order, n, keys.itemsize * 8, counts)
+    first = np.uint64(keys[0])
+    least, greatest, varying = first, first, np.uint64(0)
+    for i in range(n):
+        key = np.uint64(keys[i])
+        least, greatest, varying = min(least, key), max(greatest, key), varying | (key ^ first)
+    if varying == 0:
+        return False
+    low_bit = _bit_length(varying & (np.uint64(0) - varying)) - 1
+    bits = _bit_length((greatest - least) >> np.uint64(low_bit))
+    return _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts)
+
+
+@njit(inline="always")
+def _direction(src, s, step, n, codec, flip, top, mask):
+    """1 where the keys of a real row of ``n`` elements never fall (the row is its own stable
+    sort), -1 where they always fall (its reverse is), else 0, found at the first pair that
+    settles it."""
+    previous = _encode(np.uint64(src[s]), codec, top, mask) ^ flip
+    rising = falling = True
+    for i in range(1, n):
+        key = _encode(np.uint64(src[s + i * step]), codec, top, mask) ^ flip
+        rising &= key >= previous
+        falling &= key < previous
+        if not (rising or falling):
+            return 0
+        previous = key
+    return 1 if rising else -1
 
 
 @njit(nogil=True)
@@ -181,6 +219,11 @@ def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare
                  counts):
     """Write the sorted values of one real row (its keys sorted without an order)."""
     top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
+    direction = _direction(src, s, src_step, n, codec, flip, top, mask)
+    if direction:
+        for i in range(n):
+            dst[t + i * dst_step] = src[s + (i if direction > 0 else n - 1 - i) * src_step]
+        return
     infinity, zero_bits = codec[0], codec[3]
     nans = negatives = zeros = signed_zeros = np.int64(0)  # not literals: see sort_rows
     for i in range(n):  # encode_piece's loop: a function of its own took longer to compile
@@ -234,8 +277,11 @@ def _sort_order(src, s, src_step, n, codec, flip, components, keys, spare, order
     """The positions that sort one row stably: by each key, the least significant first (a
     complex number's NaN parts, real part, imaginary part)."""
     top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
+    direction = _direction(src, s, src_step, n, codec, flip, top, mask) if components == 1 else 0
     for i in range(n):
-        order[i] = i
+        order[i] = n - 1 - i if direction < 0 else i
+    if direction:
+        return order
     for part in range(components - 1, -1 - (components > 1), -1):
         if part < 0:
             for i in range(n):
@@ -304,6 +350,28 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
 
 
 @entry_point()
+def ordered_row(src_address, src_step, dst_address, dst_step, n, unit, codec, flip, indices,
+                positions):
+    """Write the sort of a real row of ``n`` elements that is its own stable sort, or whose
+    reverse is (see :func:`_direction`; ``flip`` as for :func:`encode_piece`): its values, or
+    with ``indices`` their int64 positions (``positions`` is an empty int64 array); return
+    whether the row was one of those."""
+    src = _typed_pointer(src_address, unit)
+    top, mask = _top(unit), _top(unit) * np.uint64(2) - np.uint64(1)
+    direction = _direction(src, 0, src_step, n, codec, flip, top, mask)
+    if direction == 0:
+        return False
+    values, places = _typed_pointer(dst_address, unit), _typed_pointer(dst_address, positions)
+    for i in range(n):
+        j = i if direction > 0 else n - 1 - i
+        if indices:
+            places[i * dst_step] = j
+        else:
+            values[i * dst_step] = src[j * src_step]
+    return True
+
+
+@entry_point()
 def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summary):
     """Write the keys of elements ``low`` to ``high`` of a real row at ``address`` (``step``
     apart; ``flip``-ped: all ones for a descending sort) to ``keys``, or with ``packed`` each
@@ -337,20 +405,22 @@ def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summ
     summary[4], summary[5], summary[6], summary[7] = nans, negatives, zeros, signed_zeros
 
 
-@njit(inline="always")
-def _digit(key, least, shift, mask):
-    """A key's digit, unsigned: Numba checks signed indices for wrapping around, which slowed
-    the passes of :func:`sort_row`."""
-    return ((np.uint64(key) - least) >> shift) & mask
-
-
 @entry_point()
 def count_piece(keys, low, high, least, shift, mask, counts):
     """Count ``keys[low:high]`` by their digit ``((key - least) >> shift) & mask`` in the
-    uint64 ``counts``."""
-    counts[:] = 0
+    uint64 ``counts``; up to ``1 << _ONE_PASS`` digits, in four tallies that take turns, so
+    that keys crowded in a few digits do not each wait for the last one's count."""
+    buckets = np.uint64(counts.size)
+    ways = 4 if buckets <= 1 << _ONE_PASS else 1
+    tallies = np.zeros(ways * buckets, np.uint64)
     for i in range(low, high):
-        counts[_digit(keys[np.uint64(i)], least, shift, mask)] += np.uint64(1)
+        way = np.uint64(i % ways) * buckets
+        tallies[way + _digit(keys[np.uint64(i)], least, shift, mask)] += np.uint64(1)
+    for d in range(buckets):
+        total = np.uint64(0)
+        for way in range(ways):
+            total += tallies[np.uint64(way) * buckets + d]
+        counts[d] = total
 
 
 @entry_point()
@@ -581,6 +651,14 @@ def key_layout(dtype):
     return unit, tuple(np.uint64(v) for v in codec), components
 
 
+def _room(n, dtype):
+    """An uninitialised NumPy array of ``n`` items of ``dtype`` in host memory from
+    :func:`allocate`, which reuses large blocks: the page faults of fresh memory cost more
+    than a radix pass over it."""
+    address, owner = allocate(n * dtype.itemsize)
+    return numpy_view(address, (n,), (1,), dtype, False, owner)
+
+
 def sort_axis(x, axis, out, descending, indices):
     """Sort the ndarray ``x`` along ``axis`` into ``out`` (an ndarray of ``x``'s shape): the
     values (``x``'s dtype), or with ``indices`` the int64 positions along the axis."""
@@ -597,11 +675,11 @@ def sort_axis(x, axis, out, descending, indices):
         layout = (part, *plan.strides, x._address + (plan.offsets[0] + offsets[0]) * sizes[0],
                   out._address + (plan.offsets[1] + offsets[1]) * sizes[1], n,
                   x._strides[axis], out._strides[axis], unit, codec)
-        work = (np.empty(n, unit.dtype), np.empty(n, unit.dtype))
-        counts = np.empty(_COUNTS, np.uint64) if n >= _RADIX * unit.itemsize else None
+        work = (_room(n, unit.dtype), _room(n, unit.dtype))
+        counts = np.empty(1 << _ONE_PASS, np.uint64) if n >= _RADIX * unit.itemsize else None
         if by_order:
-            return (*layout, components, descending, indices, *work, np.empty(n, np.int64),
-                    np.empty(n, np.int64), counts)
+            return (*layout, components, descending, indices, *work, _room(n, _POSITION),
+                    _room(n, _POSITION), counts)
         return (*layout, descending, *work, _NO_ORDER, counts)
 
     if plan.size == 1 and components == 1 and n * sizes[0] >= PARALLEL_BYTES:
@@ -624,18 +702,22 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, descending, indices):
     """Sort one long real row (``n`` elements at address ``src``, ``src_step`` apart) into the
     row at ``dst``: its values, or with ``indices`` the int64 positions.
 
-    The engine's threads each take a piece of the row, then of every pass. Its keys
+    A row that is its own stable sort, or whose reverse is, is written as it is
+    (:func:`ordered_row`). Otherwise the engine's threads each take a piece of the row, then of
+    every pass. Its keys
     (:func:`encode_piece`) are sorted on the bits where they differ, less the least key: by
     counting them when they are values that differ in at most ``_COUNTED`` bits
     (:func:`_count_row`), other values in buckets of their top bits (:func:`_bucket_row`),
     positions, and values crowded in a few buckets, by a stable LSD radix sort
     (:func:`_radix_row`).
     """
+    flip = np.uint64(2 ** (8 * unit.itemsize) - 1 if descending else 0)
+    if ordered_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices, _NO_ORDER):
+        return
     bounds = [n * k // THREADS for k in range(THREADS + 1)]
     pieces = list(zip(bounds[:-1], bounds[1:]))
     packed = indices and unit.itemsize <= 4 and n <= 2 ** 32
-    keys = np.empty(n, np.uint64 if packed else unit.dtype)
-    flip = np.uint64(2 ** (8 * unit.itemsize) - 1 if descending else 0)
+    keys = _room(n, np.dtype(np.uint64) if packed else unit.dtype)
     summary = np.empty((THREADS, 8), np.uint64)
     run_in_parallel(encode_piece, [(src, src_step, low, high, unit, codec, flip, keys, packed,
                                     summary[k]) for k, (low, high) in enumerate(pieces)])
@@ -678,8 +760,8 @@ def _radix_row(keys, pieces, least, low_bit, bits, with_order, packed, dst, dst_
     piece's digits (:func:`count_piece`) and moves each piece's keys to its own part of every
     digit's place (:func:`scatter_piece`). The last pass writes the result."""
     n = keys.size
-    spare_keys = np.empty_like(keys)
-    order, spare_order = (np.empty(n, np.int64), np.empty(n, np.int64)) if with_order else \
+    spare_keys = _room(n, keys.dtype)
+    order, spare_order = (_room(n, _POSITION), _room(n, _POSITION)) if with_order else \
         (_NO_ORDER, _NO_ORDER)
     passes = 1 if bits <= _ONE_PASS else -(-bits // _DIGIT)
     digit = -(-bits // passes)
@@ -724,7 +806,7 @@ def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
     if shares.max() > 5 * n // (4 * len(pieces)):
         return False  # too many keys in a few buckets: the threads would not share the work
     offsets = np.cumsum(counts, 0) - counts + (ends - totals)
-    spare = np.empty_like(keys)
+    spare = _room(n, keys.dtype)
     run_in_parallel(move_piece, [(keys, low, high, least, shift, mask, offsets[k], spare)
                                  for k, (low, high) in enumerate(pieces)])
     run_in_parallel(finish_piece, [
