@@ -45,10 +45,10 @@ _POSITION = _NO_ORDER.dtype
 # long row's by one of up to 10 bits where that saves a pass (measured).
 _DIGIT, _ONE_PASS = 9, 10
 _COUNTED = 16  # a long row of values whose keys differ in this many bits or fewer is counted
-# Other long rows of values are first split by their top bits, at most this many (wider took
-# longer to scatter), into buckets whose rest is sorted in the cache, buckets of this many
-# keys or fewer by insertion.
-_TOP, _FEW = 12, 32
+# Other long rows of values are first split into buckets of about _BUCKET keys, runs of the
+# values of their top _PREFIX bits, which are then sorted in the cache, buckets of _FEW keys
+# or fewer by insertion.
+_PREFIX, _BUCKET, _FEW = 16, 2048, 32
 
 
 @njit(inline="always")
@@ -277,11 +277,8 @@ def _sort_order(src, s, src_step, n, codec, flip, components, keys, spare, order
     """The positions that sort one row stably: by each key, the least significant first (a
     complex number's NaN parts, real part, imaginary part)."""
     top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
-    direction = _direction(src, s, src_step, n, codec, flip, top, mask) if components == 1 else 0
     for i in range(n):
-        order[i] = n - 1 - i if direction < 0 else i
-    if direction:
-        return order
+        order[i] = i
     for part in range(components - 1, -1 - (components > 1), -1):
         if part < 0:
             for i in range(n):
@@ -322,8 +319,9 @@ def sort_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_
 def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_step, dst_step,
                unit, codec, components, descending, indices, keys, spare, order, spare_order,
                counts):
-    """Sort every row of ``n`` elements of a layout by positions: write the int64 positions
-    that sort each row (``indices``), or its values in that order (complex rows:
+    """Sort every row of ``n`` elements of a layout by positions (a real row in order or in
+    reverse by none, see :func:`_direction`): write the int64 positions that sort each row
+    (``indices``), or its values in that order (complex rows:
     ``components`` 2, ``unit`` the component's storage). ``order`` and ``spare_order`` have
     room for ``n`` positions; the rest is as for :func:`sort_rows`."""
     src = _typed_pointer(src_address, unit)
@@ -335,17 +333,21 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
     for d in range(ndim):
         outer *= shape[d]
     index = odometer(ndim)
+    top, mask = _top(unit), _top(unit) * np.uint64(2) - np.uint64(1)
     s = t = np.int64(0)
     for _ in range(outer):
-        positions = _sort_order(src, s, src_step, n, codec, flip, components, keys, spare, order,
-                                spare_order, counts)
+        direction = _direction(src, s, src_step, n, codec, flip, top, mask) \
+            if components == 1 else 0
+        positions = order if direction else _sort_order(
+            src, s, src_step, n, codec, flip, components, keys, spare, order, spare_order, counts)
         for j in range(n):
+            k = positions[j] if direction == 0 else j if direction > 0 else n - 1 - j
             if indices:
-                dst_indices[t + j * dst_step] = positions[j]
+                dst_indices[t + j * dst_step] = k
             else:
                 for c in range(components):
                     dst_values[(t + j * dst_step) * components + c] = \
-                        src[(s + positions[j] * src_step) * components + c]
+                        src[(s + k * src_step) * components + c]
         s, t = advance(index, shape, ndim - 1, (s, t), src_strides, dst_strides)
 
 
@@ -424,15 +426,14 @@ def count_piece(keys, low, high, least, shift, mask, counts):
 
 
 @entry_point()
-def move_piece(keys, low, high, least, shift, mask, offsets, spare):
-    """Move ``keys[low:high]`` to the uint64 ``offsets`` of their digit (see
-    :func:`count_piece`), counting up, in ``spare``: :func:`scatter_piece` without positions,
-    which compiles in less than half its time."""
+def move_piece(keys, low, high, least, shift, mask, buckets, offsets, spare):
+    """Move ``keys[low:high]`` to the uint64 ``offsets`` of their bucket, ``buckets[digit]``
+    (see :func:`count_piece`), counting up, in ``spare``."""
     for i in range(low, high):
         key = keys[np.uint64(i)]
-        d = _digit(key, least, shift, mask)
-        o = offsets[d]
-        offsets[d] = o + np.uint64(1)
+        b = buckets[_digit(key, least, shift, mask)]
+        o = offsets[b]
+        offsets[b] = o + np.uint64(1)
         spare[o] = key
 
 
@@ -467,39 +468,20 @@ def scatter_piece(keys, order, low, high, least, shift, mask, offsets, spare_key
 
 
 @entry_point()
-def finish_piece(keys, spare, ends, first, last, low, passes, counts, address, step, codec,
-                 flip):
+def finish_piece(keys, spare, ends, first, last, counts, address, step, codec, flip):
     """Sort buckets ``first`` to ``last`` of a row's ``keys`` (bucket ``b`` ends at place
-    ``ends[b]``; the keys of a bucket differ only in ``passes`` (a uint64) digits of
-    ``_DIGIT`` bits from bit ``low`` on) and write their values to the row at ``address``
-    (``step`` apart): a few keys by insertion, more by LSD radix passes through ``spare``
-    counted in the uint64 ``counts``, all in the cache."""
+    ``ends[b]``) and write their values to the row at ``address`` (``step`` apart): a few keys
+    by insertion, more by a radix sort through ``spare`` on the bits where they differ
+    (:func:`_sort_keys`, counted in the uint64 ``counts``), all in the cache."""
     values = _typed_pointer(address, keys)
-    top, one, digit = _top(keys), np.uint64(1), np.uint64(_DIGIT)
-    buckets = one << digit
-    mask = buckets - one
+    top, one, no_order = _top(keys), np.uint64(1), np.empty(0, np.int64)
     for b in range(first, last):
         start, stop = np.uint64(ends[b - 1] if b else 0), np.uint64(ends[b])
-        src, dst = keys, spare
+        sorted_keys = keys
         if stop - start > _FEW:
-            for p in range(passes):
-                shift = low + p * digit
-                for d in range(buckets):
-                    counts[d] = 0
-                for i in range(start, stop):
-                    counts[(np.uint64(src[i]) >> shift) & mask] += one
-                if counts[(np.uint64(src[start]) >> shift) & mask] == stop - start:
-                    continue  # every key has this digit
-                total = start
-                for d in range(buckets):
-                    total, counts[d] = total + counts[d], total
-                for i in range(start, stop):
-                    key = src[i]
-                    d = (np.uint64(key) >> shift) & mask
-                    o = counts[d]
-                    counts[d] = o + one
-                    dst[o] = key
-                src, dst = dst, src
+            if _sort_keys(keys[start:stop], no_order, spare[start:stop], no_order,
+                          np.int64(stop - start), counts):
+                sorted_keys = spare
         else:
             for i in range(start, stop):
                 key, j = keys[i], i
@@ -508,7 +490,7 @@ def finish_piece(keys, spare, ends, first, last, low, passes, counts, address, s
                     j -= one
                 keys[j] = key
         for i in range(start, stop):
-            values[np.int64(i) * step] = _decode(np.uint64(src[i]) ^ flip, codec, top)
+            values[np.int64(i) * step] = _decode(np.uint64(sorted_keys[i]) ^ flip, codec, top)
 
 
 @entry_point()
@@ -786,31 +768,35 @@ def _radix_row(keys, pieces, least, low_bit, bits, with_order, packed, dst, dst_
 
 
 def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
-    """Sort the values of a row whose ``keys`` differ in ``bits`` bits from ``low_bit`` on, if
-    their top bits spread them over many buckets (else return False): each thread counts and
-    moves a piece of the keys by their top bits (:func:`count_piece`, :func:`move_piece`),
-    then sorts the rest of whole buckets, about as many keys each (:func:`finish_piece`)."""
+    """Sort the values of a row whose ``keys`` differ in ``bits`` bits from ``low_bit`` on in
+    buckets of about ``_BUCKET`` keys, runs of the ``_PREFIX`` top bits' values that a
+    count of them sets, unless a few values of those bits hold too many keys for the threads
+    to share the work (then return False). Each thread counts and moves a piece of the keys
+    (:func:`count_piece`, :func:`move_piece`), then sorts the rest of whole buckets, about as
+    many keys each (:func:`finish_piece`)."""
     n = keys.size
-    passes = -(-(bits - _TOP) // _DIGIT)
-    shift = np.uint64(low_bit + passes * _DIGIT)
-    least = least >> shift << shift  # buckets of keys that agree above the shift: one more
-    top = bits + low_bit - int(shift) + 1
-    mask = np.uint64((1 << top) - 1)
-    counts = np.empty((len(pieces), 1 << top), np.uint64)
+    prefix = min(bits, _PREFIX)
+    shift, mask = np.uint64(low_bit + bits - prefix), np.uint64((1 << prefix) - 1)
+    counts = np.empty((len(pieces), 1 << prefix), np.uint64)
     run_in_parallel(count_piece, [(keys, low, high, least, shift, mask, counts[k])
                                   for k, (low, high) in enumerate(pieces)])
+    totals = counts.sum(0)
+    size = max(1, min(_BUCKET, n // (16 * len(pieces))))  # short rows: buckets to share
+    runs = ((np.cumsum(totals) - totals) // size).astype(np.int64)
+    starts = np.flatnonzero(np.diff(runs, prepend=-1))
+    buckets = (np.cumsum(np.diff(runs, prepend=runs[0]) != 0)).astype(np.uint64)
+    counts = np.add.reduceat(counts, starts, axis=1)
     totals = counts.sum(0)
     ends = np.cumsum(totals)
     cuts = [0, *np.searchsorted(ends, [high for _, high in pieces[:-1]]), ends.size]
     shares = np.diff(np.append(np.uint64(0), ends)[cuts])
     if shares.max() > 5 * n // (4 * len(pieces)):
-        return False  # too many keys in a few buckets: the threads would not share the work
+        return False
     offsets = np.cumsum(counts, 0) - counts + (ends - totals)
     spare = _room(n, keys.dtype)
-    run_in_parallel(move_piece, [(keys, low, high, least, shift, mask, offsets[k], spare)
-                                 for k, (low, high) in enumerate(pieces)])
+    run_in_parallel(move_piece, [(keys, low, high, least, shift, mask, buckets, offsets[k],
+                                  spare) for k, (low, high) in enumerate(pieces)])
     run_in_parallel(finish_piece, [
-        (spare, keys, ends.astype(np.int64), first, last, np.uint64(low_bit),
-         np.uint64(passes), np.empty(1 << _DIGIT, np.uint64), dst, dst_step, codec, flip)
-        for first, last in zip(cuts[:-1], cuts[1:])])
+        (spare, keys, ends.astype(np.int64), first, last, np.empty(1 << _ONE_PASS, np.uint64),
+         dst, dst_step, codec, flip) for first, last in zip(cuts[:-1], cuts[1:])])
     return True
