@@ -41,8 +41,8 @@ _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
 _RADIX = 32
 _NO_ORDER = np.empty(0, np.int64)  # a sort of values sorts its keys without positions
 _POSITION = _NO_ORDER.dtype
-# Radix sorts move keys by digits of at most 9 bits (wider digits' counts leave the cache), a
-# long row's by one of up to 10 bits where that saves a pass (measured).
+# Radix sorts move keys by digits of at most 9 bits (wider digits' counts leave the cache), or
+# by one of up to 10 bits where that saves a pass (measured).
 _DIGIT, _ONE_PASS = 9, 10
 _COUNTED = 16  # a long row of values whose keys differ in this many bits or fewer is counted
 # Other long rows of values are first split into buckets of about _BUCKET keys, runs of the
