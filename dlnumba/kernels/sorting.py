@@ -214,6 +214,13 @@ def _direction(src, s, step, n, codec, flip, top, mask):
     return 1 if rising else -1
 
 
+@njit(inline="always")
+def _in_order(i, n, direction):
+    """The place in a row of ``n`` elements of its ``i``-th element in order, where
+    :func:`_direction` found ``direction`` (not 0)."""
+    return i if direction > 0 else n - 1 - i
+
+
 @njit(nogil=True)
 def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare, no_order,
                  counts):
@@ -222,7 +229,7 @@ def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare
     direction = _direction(src, s, src_step, n, codec, flip, top, mask)
     if direction:
         for i in range(n):
-            dst[t + i * dst_step] = src[s + (i if direction > 0 else n - 1 - i) * src_step]
+            dst[t + i * dst_step] = src[s + _in_order(i, n, direction) * src_step]
         return
     infinity, zero_bits = codec[0], codec[3]
     nans = negatives = zeros = signed_zeros = np.int64(0)  # not literals: see sort_rows
@@ -341,7 +348,7 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
         positions = order if direction else _sort_order(
             src, s, src_step, n, codec, flip, components, keys, spare, order, spare_order, counts)
         for j in range(n):
-            k = positions[j] if direction == 0 else j if direction > 0 else n - 1 - j
+            k = _in_order(j, n, direction) if direction else positions[j]
             if indices:
                 dst_indices[t + j * dst_step] = k
             else:
@@ -365,7 +372,7 @@ def ordered_row(src_address, src_step, dst_address, dst_step, n, unit, codec, fl
         return False
     values, places = _typed_pointer(dst_address, unit), _typed_pointer(dst_address, positions)
     for i in range(n):
-        j = i if direction > 0 else n - 1 - i
+        j = _in_order(i, n, direction)
         if indices:
             places[i * dst_step] = j
         else:
@@ -783,9 +790,9 @@ def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
     totals = counts.sum(0)
     size = max(1, min(_BUCKET, n // (16 * len(pieces))))  # short rows: buckets to share
     runs = ((np.cumsum(totals) - totals) // size).astype(np.int64)
-    starts = np.flatnonzero(np.diff(runs, prepend=-1))
-    buckets = (np.cumsum(np.diff(runs, prepend=runs[0]) != 0)).astype(np.uint64)
-    counts = np.add.reduceat(counts, starts, axis=1)
+    new = np.diff(runs, prepend=-1) != 0  # the prefix values that start a bucket
+    buckets = (np.cumsum(new) - 1).astype(np.uint64)
+    counts = np.add.reduceat(counts, np.flatnonzero(new), axis=1)
     totals = counts.sum(0)
     ends = np.cumsum(totals)
     cuts = [0, *np.searchsorted(ends, [high for _, high in pieces[:-1]]), ends.size]
