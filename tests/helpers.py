@@ -1,6 +1,6 @@
 """What the test modules share: the dtype lists, reading a dlnumba array back as NumPy, the
-address of its memory, comparing dlnumba's results with NumPy's on any device, running code in a
-new Python process, and the shipped kernels' level.
+address of its memory, comparing dlnumba's results with NumPy's on any device, C's conversion of
+floats to integers, running code in a new Python process, and the shipped kernels' level.
 
 ``from helpers import ...`` works in every test module: pytest puts ``tests/`` (which has no
 ``__init__.py``) on ``sys.path``, as it does for ``dlpack_forge`` and ``standard_reference``.
@@ -131,6 +131,31 @@ def compare_with_numpy(body, *arrays, device=CPU, **tolerances):
     for i, (ours, theirs) in enumerate(pairs):
         assert_matches_numpy(ours, theirs, device=device, err_msg=f"result {i}", **tolerances)
     return result
+
+
+def integers_from_floats(values, dtype):
+    """``values`` (real or complex floats; the real part) converted to the integer ``dtype`` as
+    dlnumba defines it everywhere: as NumPy's ``astype`` of a contiguous float32 or float64
+    array on x86-64 (its strided and float16 loops differ for uint32 out of range).
+
+    Truncation by ``cvttsd2si`` gives the least integer of its width for NaN and out-of-range
+    values; it converts through int32 up to 32 bits and through int64 beyond, the upper half of
+    uint32 and uint64 shifted down first; the result wraps to the type's width.
+    """
+    dtype = np.dtype(dtype)
+    with np.errstate(all="ignore"):
+        v = np.trunc(np.asarray(values).real.astype(np.float64))
+    half = 2.0**31 if dtype.itemsize <= 4 else 2.0**63
+
+    def truncated(w):
+        inside = np.abs(w) < half
+        return np.where(inside, np.where(inside, w, 0.0).astype(np.int64), -int(half))
+
+    if dtype.kind == "i" or dtype.itemsize < 4:
+        return truncated(v).astype(dtype)
+    upper = v >= half
+    shifted = truncated(np.where(upper, v - half, 0.0)) ^ -int(half)
+    return np.where(upper, shifted, truncated(v)).astype(dtype)
 
 
 def run_python(code, **env):

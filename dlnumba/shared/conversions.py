@@ -4,7 +4,8 @@ float16 and bfloat16 are stored as uint16 and converted with integer arithmetic 
 target has no half-precision arithmetic): float16 rounds to nearest even from float32 or
 directly from float64 as NumPy does; bfloat16 goes through float32 and rounds to nearest even,
 NaN becoming the quiet NaN of its sign (0x7FC0 or 0xFFC0), as ml_dtypes does. Bool is stored as
-one byte, 0 or 1.
+one byte, 0 or 1. A float becomes an integer as NumPy's ``astype`` converts it on x86-64, also
+where C leaves it undefined, so that every backend and layout gives the same bits.
 """
 
 import numpy as np
@@ -138,7 +139,30 @@ def _convert_overload(value, src, dst):
     target = dst.dtype
     if dst_kind == "complex":
         return lambda value, src, dst: target(decode(value))
+    if isinstance(target, types.Integer) and isinstance(decoded, (types.Float, types.Complex)):
+        to_integer = _integer_from_float(target, getattr(decoded, "underlying_float", decoded))
+        return lambda value, src, dst: to_integer(real(decode(value)))
     return lambda value, src, dst: target(real(decode(value)))
+
+
+def _integer_from_float(target, source):
+    """The conversion of a ``source`` float to the integer type ``target`` that NumPy's
+    ``astype`` of a contiguous float32 or float64 array makes on x86-64: truncation toward zero
+    by ``cvttsd2si``, which gives the least integer of its width for NaN and values out of
+    range, through int32 up to 32 bits and int64 beyond, the upper half of uint32 and uint64
+    shifted down first; the result wraps to the type's width."""
+    through = np.int32 if target.bitwidth <= 32 else np.int64
+    half = np.dtype(str(source)).type(-float(np.iinfo(through).min))
+
+    @njit
+    def truncated(value):
+        return through(value if abs(value) < half else -half)  # NaN too: -half is least
+
+    if target.signed or target.bitwidth < 32:
+        return njit(lambda value: target(truncated(value)))
+    top = target(half)
+    return njit(lambda value: target(truncated(value - half)) ^ top if value >= half
+                else target(truncated(value)))
 
 
 @njit
