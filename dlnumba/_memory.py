@@ -7,7 +7,7 @@ import numpy as np
 from ._native import host_allocator
 
 ALIGNMENT = 64
-_SMALL = 1 << 18  # larger blocks are pooled: malloc returns them to the system when freed
+POOLED_BYTES = 1 << 18  # blocks this large are pooled: malloc returns them to the system when freed
 # Freed large blocks kept for reuse, at most this many bytes in all: a new block costs a page
 # fault and a kernel-zeroed page per 4 KiB (or 2 MiB) on its first write, more than the work of
 # a streaming kernel that writes it.
@@ -22,7 +22,7 @@ def _allocate_large(nbytes, zero=False):
     return (block.address + ALIGNMENT - 1) & -ALIGNMENT, block
 
 
-allocate_host = host_allocator(_allocate_large, _SMALL, ALIGNMENT, """\
+allocate_host = host_allocator(_allocate_large, POOLED_BYTES, ALIGNMENT, """\
 allocate_host(nbytes, zero=False)
 --
 

@@ -186,15 +186,19 @@ def test_long_rows_over_threads_match_stable_numpy(dtype, values, descending):
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "int32", "uint64"])
 @pytest.mark.parametrize("n", [5, 700, 300_000])
-@pytest.mark.parametrize("shape", ["ordered", "reversed", "one value", "ties", "last out"])
+@pytest.mark.parametrize("shape", ["ordered", "reversed", "one value", "ties", "last out",
+                                   "one value but the last", "zeros of both signs"])
 @pytest.mark.parametrize("descending", [False, True])
 def test_rows_in_order_or_in_reverse(dtype, n, shape, descending):
     """Rows that are their own sort, or whose reverse is, are written without sorting them:
     NaNs, signed zeros and ties (which a reversal would swap) where a stable sort puts them,
     and rows that are in order but for their last element are sorted."""
     steps = np.arange(n) % {"int8": 120, "float16": 2000}.get(dtype, n)
-    if shape == "one value":
+    if shape.startswith("one value"):
         a = np.full(n, 3).astype(dtype)
+        a[-1] = 2 if shape == "one value but the last" else 3
+    elif shape == "zeros of both signs":  # one key, other bits
+        a = np.where(np.arange(n) % 3 == 1, -0.0, 0.0).astype(dtype)
     else:
         a = np.sort(steps.astype(dtype))
         if shape == "ties":

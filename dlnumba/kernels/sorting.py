@@ -24,11 +24,13 @@ compile per unit of the keys they move: the row's own, or uint64 for positions p
 of up to 32 bits.
 """
 
+import functools
+
 import numpy as np
 from .._numba import njit
 
 from .. import _dtypes
-from .._memory import allocate_host as allocate, numpy_view
+from .._memory import POOLED_BYTES, allocate_host as allocate, numpy_view
 from ..shared.plan import make_plan
 from ..shared.tags import UNITS
 from .threads import PARALLEL_BYTES, THREADS, run_in_parallel
@@ -49,6 +51,7 @@ _COUNTED = 16  # a long row of values whose keys differ in this many bits or few
 # values of their top _PREFIX bits, which are then sorted in the cache, buckets of _FEW keys
 # or fewer by insertion.
 _PREFIX, _BUCKET, _FEW = 16, 2048, 32
+_BLOCK = 256  # pairs of neighbours compared before the check of a row's order may stop
 
 
 @njit(inline="always")
@@ -200,25 +203,52 @@ def _sort_keys(keys, order, spare_keys, spare_order, n, counts):
 @njit(inline="always")
 def _direction(src, s, step, n, codec, flip, top, mask):
     """1 where the keys of a real row of ``n`` elements never fall (the row is its own stable
-    sort), -1 where they always fall (its reverse is), else 0, found at the first pair that
-    settles it."""
-    previous = _encode(np.uint64(src[s]), codec, top, mask) ^ flip
+    sort), -1 where they always fall (its reverse is), else 0, found in the first block of
+    ``_BLOCK`` pairs that settles it; a block has no exit, so that LLVM vectorizes it."""
+    first = src[s]
+    for start in range(1, n, _BLOCK):  # a row of one value, as its bits show, is in order
+        differ = first ^ first
+        for i in range(start, min(start + _BLOCK, n)):
+            differ |= src[s + i * step] ^ first
+        if differ:
+            break
+    else:
+        return 1
     rising = falling = True
-    for i in range(1, n):
-        key = _encode(np.uint64(src[s + i * step]), codec, top, mask) ^ flip
-        rising &= key >= previous
-        falling &= key < previous
+    for start in range(1, n, _BLOCK):
+        ups = downs = np.uint64(0)
+        for i in range(start, min(start + _BLOCK, n)):
+            before = _encode(np.uint64(src[s + (i - 1) * step]), codec, top, mask) ^ flip
+            key = _encode(np.uint64(src[s + i * step]), codec, top, mask) ^ flip
+            ups |= np.uint64(key >= before)
+            downs |= np.uint64(key < before)
+        rising &= downs == 0
+        falling &= ups == 0
         if not (rising or falling):
             return 0
-        previous = key
     return 1 if rising else -1
 
 
 @njit(inline="always")
-def _in_order(i, n, direction):
-    """The place in a row of ``n`` elements of its ``i``-th element in order, where
-    :func:`_direction` found ``direction`` (not 0)."""
-    return i if direction > 0 else n - 1 - i
+def _write_in_order(src, s, src_step, dst, t, dst_step, n, direction):
+    """Copy a row found in order (``direction`` 1) or in reverse (-1) by :func:`_direction`
+    as its sort; one loop for each, which LLVM vectorizes."""
+    if direction > 0:
+        for i in range(n):
+            dst[t + i * dst_step] = src[s + i * src_step]
+    else:
+        last = s + (n - 1) * src_step
+        for i in range(n):
+            dst[t + i * dst_step] = src[last - i * src_step]
+
+
+@njit(inline="always")
+def _positions_in_order(dst, t, dst_step, n, direction):
+    """Write the positions that sort a row found in order (``direction`` 1) or in reverse (-1)
+    by :func:`_direction`."""
+    last = n - 1 if direction < 0 else 0
+    for i in range(n):
+        dst[t + i * dst_step] = last + direction * i
 
 
 @njit(nogil=True)
@@ -228,8 +258,7 @@ def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare
     top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
     direction = _direction(src, s, src_step, n, codec, flip, top, mask)
     if direction:
-        for i in range(n):
-            dst[t + i * dst_step] = src[s + _in_order(i, n, direction) * src_step]
+        _write_in_order(src, s, src_step, dst, t, dst_step, n, direction)
         return
     infinity, zero_bits = codec[0], codec[3]
     nans = negatives = zeros = signed_zeros = np.int64(0)  # not literals: see sort_rows
@@ -345,16 +374,21 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
     for _ in range(outer):
         direction = _direction(src, s, src_step, n, codec, flip, top, mask) \
             if components == 1 else 0
-        positions = order if direction else _sort_order(
-            src, s, src_step, n, codec, flip, components, keys, spare, order, spare_order, counts)
-        for j in range(n):
-            k = _in_order(j, n, direction) if direction else positions[j]
-            if indices:
-                dst_indices[t + j * dst_step] = k
-            else:
-                for c in range(components):
-                    dst_values[(t + j * dst_step) * components + c] = \
-                        src[(s + k * src_step) * components + c]
+        if direction and indices:
+            _positions_in_order(dst_indices, t, dst_step, n, direction)
+        elif direction:
+            _write_in_order(src, s, src_step, dst_values, t, dst_step, n, direction)
+        else:
+            positions = _sort_order(src, s, src_step, n, codec, flip, components, keys, spare,
+                                    order, spare_order, counts)
+            for j in range(n):
+                k = positions[j]
+                if indices:
+                    dst_indices[t + j * dst_step] = k
+                else:
+                    for c in range(components):
+                        dst_values[(t + j * dst_step) * components + c] = \
+                            src[(s + k * src_step) * components + c]
         s, t = advance(index, shape, ndim - 1, (s, t), src_strides, dst_strides)
 
 
@@ -370,13 +404,11 @@ def ordered_row(src_address, src_step, dst_address, dst_step, n, unit, codec, fl
     direction = _direction(src, 0, src_step, n, codec, flip, top, mask)
     if direction == 0:
         return False
-    values, places = _typed_pointer(dst_address, unit), _typed_pointer(dst_address, positions)
-    for i in range(n):
-        j = _in_order(i, n, direction)
-        if indices:
-            places[i * dst_step] = j
-        else:
-            values[i * dst_step] = src[j * src_step]
+    if indices:
+        _positions_in_order(_typed_pointer(dst_address, positions), 0, dst_step, n, direction)
+    else:
+        _write_in_order(src, 0, src_step, _typed_pointer(dst_address, unit), 0, dst_step, n,
+                        direction)
     return True
 
 
@@ -619,6 +651,7 @@ _INFINITY = {_dtypes.float16: 0x7C00, _dtypes.bfloat16: 0x7F80, _dtypes.float32:
              _dtypes.complex128: 0x7FF0000000000000}
 
 
+@functools.lru_cache(maxsize=None)
 def key_layout(dtype):
     """How elements of ``dtype`` become keys: ``(unit, codec, components)``.
 
@@ -641,9 +674,11 @@ def key_layout(dtype):
 
 
 def _room(n, dtype):
-    """An uninitialised NumPy array of ``n`` items of ``dtype`` in host memory from
-    :func:`allocate`, which reuses large blocks: the page faults of fresh memory cost more
-    than a radix pass over it."""
+    """An uninitialised NumPy array of ``n`` items of ``dtype``: a large one in host memory
+    from :func:`allocate`, which reuses large blocks, since the page faults of fresh memory
+    cost more than a radix pass over it."""
+    if n * dtype.itemsize < POOLED_BYTES:
+        return np.empty(n, dtype)
     address, owner = allocate(n * dtype.itemsize)
     return numpy_view(address, (n,), (1,), dtype, False, owner)
 
@@ -671,11 +706,17 @@ def sort_axis(x, axis, out, descending, indices):
                     _room(n, _POSITION), counts)
         return (*layout, descending, *work, _NO_ORDER, counts)
 
-    if plan.size == 1 and components == 1 and n * sizes[0] >= PARALLEL_BYTES:
-        sort_row(x._address + plan.offsets[0] * sizes[0], x._strides[axis],
-                 out._address + plan.offsets[1] * sizes[1], out._strides[axis], n, unit, codec,
-                 descending, indices)
-        return
+    one_row = plan.size == 1 and components == 1
+    long_row = one_row and n * sizes[0] >= PARALLEL_BYTES
+    if long_row or one_row and n * sizes[0] >= POOLED_BYTES:
+        row = (x._address + plan.offsets[0] * sizes[0], x._strides[axis],
+               out._address + plan.offsets[1] * sizes[1], out._strides[axis], n, unit, codec)
+        flip = np.uint64(2 ** (8 * unit.itemsize) - 1 if descending else 0)
+        if ordered_row(*row, flip, indices, _NO_ORDER):  # before any work buffer is taken
+            return
+        if long_row:
+            sort_row(*row, flip, indices)
+            return
     if x.size * sizes[0] >= PARALLEL_BYTES and THREADS > 1 and plan.size > 1:
         run_in_parallel(order_rows if by_order else sort_rows,
                         [arguments(*piece) for piece in plan.split(THREADS)])
@@ -687,22 +728,18 @@ def sort_axis(x, axis, out, descending, indices):
 _SORT_ROWS, _ORDER_ROWS = Direct(sort_rows), Direct(order_rows)  # by unit, and counts or not
 
 
-def sort_row(src, src_step, dst, dst_step, n, unit, codec, descending, indices):
-    """Sort one long real row (``n`` elements at address ``src``, ``src_step`` apart) into the
-    row at ``dst``: its values, or with ``indices`` the int64 positions.
+def sort_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
+    """Sort one long real row (``n`` elements at address ``src``, ``src_step`` apart) that is
+    not in order or in reverse (:func:`ordered_row`) into the row at ``dst``: its values, or
+    with ``indices`` the int64 positions (``flip`` as for :func:`encode_piece`).
 
-    A row that is its own stable sort, or whose reverse is, is written as it is
-    (:func:`ordered_row`). Otherwise the engine's threads each take a piece of the row, then of
-    every pass. Its keys
+    The engine's threads each take a piece of the row, then of every pass. Its keys
     (:func:`encode_piece`) are sorted on the bits where they differ, less the least key: by
     counting them when they are values that differ in at most ``_COUNTED`` bits
     (:func:`_count_row`), other values in buckets of their top bits (:func:`_bucket_row`),
     positions, and values crowded in a few buckets, by a stable LSD radix sort
     (:func:`_radix_row`).
     """
-    flip = np.uint64(2 ** (8 * unit.itemsize) - 1 if descending else 0)
-    if ordered_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices, _NO_ORDER):
-        return
     bounds = [n * k // THREADS for k in range(THREADS + 1)]
     pieces = list(zip(bounds[:-1], bounds[1:]))
     packed = indices and unit.itemsize <= 4 and n <= 2 ** 32
