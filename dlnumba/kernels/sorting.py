@@ -27,7 +27,7 @@ of up to 32 bits.
 import functools
 
 import numpy as np
-from .._numba import njit
+from .._numba import njit, overload, types
 
 from .. import _dtypes
 from .._memory import POOLED_BYTES, allocate_host as allocate, numpy_view
@@ -200,11 +200,43 @@ def _sort_keys(keys, order, spare_keys, spare_order, n, counts):
     return _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts)
 
 
+def _signed_key(bits, shift):
+    """``bits ^ shift`` read as a signed integer of the width of ``bits`` (compiled only)."""
+
+
+@overload(_signed_key, inline="always")
+def _signed_key_overload(bits, shift):
+    unsigned = types.Integer.from_bitwidth(bits.bitwidth, signed=False)
+    signed = types.Integer.from_bitwidth(bits.bitwidth, signed=True)
+    return lambda bits, shift: signed(bits ^ unsigned(shift))
+
+
+@njit(inline="always")
+def _changes(src, s, step, start, end, codec, flip, top, mask):
+    """Whether some key of a row rises, and whether one falls, from the element before
+    ``start`` to the one before ``end``; a loop without an exit, which LLVM vectorizes."""
+    ups = downs = False
+    if codec[1] == codec[2]:  # integers: their keys order as their bits xor-ed, read signed
+        shift = codec[1] ^ top ^ flip
+        for i in range(start, end):
+            before = _signed_key(src[s + (i - 1) * step], shift)
+            key = _signed_key(src[s + i * step], shift)
+            ups |= key >= before
+            downs |= key < before
+        return ups, downs
+    for i in range(start, end):
+        before = _encode(np.uint64(src[s + (i - 1) * step]), codec, top, mask) ^ flip
+        key = _encode(np.uint64(src[s + i * step]), codec, top, mask) ^ flip
+        ups |= key >= before
+        downs |= key < before
+    return ups, downs
+
+
 @njit(inline="always")
 def _direction(src, s, step, n, codec, flip, top, mask):
     """1 where the keys of a real row of ``n`` elements never fall (the row is its own stable
     sort), -1 where they always fall (its reverse is), else 0, found in the first block of
-    ``_BLOCK`` pairs that settles it; a block has no exit, so that LLVM vectorizes it."""
+    ``_BLOCK`` pairs that settles it."""
     first = src[s]
     for start in range(1, n, _BLOCK):  # a row of one value, as its bits show, is in order
         differ = first ^ first
@@ -216,14 +248,10 @@ def _direction(src, s, step, n, codec, flip, top, mask):
         return 1
     rising = falling = True
     for start in range(1, n, _BLOCK):
-        ups = downs = np.uint64(0)
-        for i in range(start, min(start + _BLOCK, n)):
-            before = _encode(np.uint64(src[s + (i - 1) * step]), codec, top, mask) ^ flip
-            key = _encode(np.uint64(src[s + i * step]), codec, top, mask) ^ flip
-            ups |= np.uint64(key >= before)
-            downs |= np.uint64(key < before)
-        rising &= downs == 0
-        falling &= ups == 0
+        ups, downs = _changes(src, s, step, start, min(start + _BLOCK, n), codec, flip, top,
+                              mask)
+        rising &= not downs
+        falling &= not ups
         if not (rising or falling):
             return 0
     return 1 if rising else -1
