@@ -304,16 +304,21 @@ def _calls(dtype, size):
 
 def _long_row_calls(xp, dtype):
     """(name, call) of sorts of one row of ``dtype`` long enough to be sorted over the engine's
-    threads (:func:`.kernels.sorting.sort_row`): values that differ in few bits (counted), in
+    threads (:func:`.kernels.sorting.sort_row`), or in halves on two of them
+    (:func:`.kernels.sorting.sort_in_halves`): values that differ in few bits (counted), in
     many (in buckets), positions (radix sorted), and values with a NaN (written back)."""
+    from .kernels.sorting import HALVES
     from .kernels.threads import PARALLEL_BYTES
-    steps = xp.arange(PARALLEL_BYTES // dtype.itemsize)
-    few, many = xp.astype(steps % 7, dtype), xp.astype(steps * 2654435761 % 2147483647, dtype)
-    yield "sort of a long row", lambda: (xp.sort(few), xp.sort(many, descending=True),
-                                         xp.argsort(many), xp.argsort(few, stable=False))
-    if xp.isdtype(dtype, "real floating"):
-        with_nan = xp.concat([xp.asarray([float("nan")], dtype=dtype), many[1:]])
-        yield "sort of a long row with a NaN", lambda: xp.sort(with_nan)
+    for name, size in (("long row", PARALLEL_BYTES // dtype.itemsize), ("row in halves", HALVES)):
+        steps = xp.arange(size)
+        few = xp.astype(steps % 7, dtype)
+        many = xp.astype(steps * 2654435761 % 2147483647, dtype)
+        yield f"sort of a {name}", lambda few=few, many=many: (
+            xp.sort(few), xp.sort(many, descending=True), xp.argsort(many),
+            xp.argsort(few, stable=False))
+        if xp.isdtype(dtype, "real floating"):
+            with_nan = xp.concat([xp.asarray([float("nan")], dtype=dtype), many[1:]])
+            yield f"sort of a {name} with a NaN", lambda with_nan=with_nan: xp.sort(with_nan)
 
 
 def _njit_calls(xp, a):

@@ -172,6 +172,7 @@ for dtype in (xp.float32, xp.float64, xp.int64):
     xp.sort(medium), xp.argsort(medium), xp.unique_values(medium), xp.unique_all(medium)
     row = xp.astype(xp.arange(1 << 19) * 7919 % 65521, dtype)  # sorted over the threads
     xp.sort(row), xp.argsort(row), xp.sort(row % 5)
+    xp.sort(row[:1 << 15]), xp.argsort(row[:1 << 15])  # sorted in halves
 print(len(_shipped.COMPILED), sum(len(d.overloads) for d in walk.ENTRY_POINTS))
 import sys
 print("scipy.linalg" in sys.modules)
@@ -258,6 +259,8 @@ for name in ("float32", "int64"):  # one row long enough to be sorted over the t
         row[5] = float("nan")
     values[f"{name}-row-sort"] = np.asarray(xp.sort(row, descending=True))
     values[f"{name}-row-argsort"] = np.asarray(xp.argsort(row))
+    values[f"{name}-halves-sort"] = np.asarray(xp.sort(row[:1 << 15]))  # sorted in halves
+    values[f"{name}-halves-argsort"] = np.asarray(xp.argsort(row[:1 << 15], descending=True))
 np.savez(sys.argv[1], **values)
 """
 

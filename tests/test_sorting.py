@@ -165,6 +165,38 @@ def test_one_row_over_threads_matches_stable_numpy(case, data):
         check_sorts(a, dtype, axis, data.draw(st.booleans()))
 
 
+@settings(max_examples=60)
+@given(arrays(dtypes=INTS + REAL_FLOATS + ["bool"], max_dims=2, max_side=300), st.data())
+def test_one_row_in_halves_matches_stable_numpy(case, data):
+    """Every row of one, whatever its length, takes the path of rows sorted in two halves and
+    merged (one half may be empty)."""
+    a, dtype = case
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    with mock.patch.object(sorting, "HALVES", 1):
+        check_sorts(a, dtype, axis, data.draw(st.booleans()))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "int16", "uint64"])
+@pytest.mark.parametrize("values", ["permutation", "few", "special"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_rows_sorted_in_halves_match_stable_numpy(dtype, values, descending):
+    """Rows long enough to be sorted in halves on two threads (and shorter than the threads'
+    path): a permutation (every radix digit as frequent), a few values with zero low bits
+    (negative floats' keys keep them), and NaNs, infinities and zeros of both signs."""
+    rng = np.random.default_rng(11)
+    n = 2 * sorting.HALVES + 1
+    exact = 256 if dtype == "bfloat16" else 1 << 15  # integers that the dtype holds
+    if values == "permutation":
+        a = rng.permutation(n) % exact
+    elif values == "few":
+        a = rng.integers(-min(500, exact // 2), min(500, exact // 2), n)
+    else:
+        a = rng.choice(np.array(pool(dtype), storage(dtype)), n)
+    a = a.astype(storage(dtype))
+    check_sorts(a, dtype, 0, descending)
+    check_sorts(a[::-3], dtype, 0, descending)
+
+
 @pytest.mark.parametrize("dtype, values", [
     ("float64", lambda rng, n: rng.standard_normal(n) * 1e6),  # every bit varies: 8 passes
     ("float32", lambda rng, n: rng.choice(np.array(_REALS, np.float32), n)),
@@ -252,9 +284,11 @@ def test_long_rows_of_a_few_crowded_buckets():
 
 
 def test_long_rows_with_one_thread():
-    """A long row takes the threads' path with no engine threads at all."""
+    """A long row takes the threads' path with no engine threads at all, and a shorter one is
+    not sorted in halves."""
     code = ("import numpy as np, dlnumba as xp"
             "; a = np.random.default_rng(3).standard_normal(1 << 19); x = xp.asarray(a)"
+            "; assert np.array_equal(np.from_dlpack(xp.sort(x[:1 << 16])), np.sort(a[:1 << 16]))"
             "; assert np.array_equal(np.from_dlpack(xp.sort(x)), np.sort(a))"
             "; assert np.array_equal(np.from_dlpack(xp.argsort(x)), np.argsort(a, kind='stable'))"
             "; b = a.astype(np.float32); b[::1000] = np.nan"

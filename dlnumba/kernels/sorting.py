@@ -1,18 +1,20 @@
 """Sorting kernels: rows sorted stably on order-preserving integer keys (an LSD radix sort on
 the bits where the keys differ for long rows, a merge sort for short ones; one long real row is
 sorted over the engine's threads, its values by counting where few bits of their keys differ,
-else in buckets of their top bits, see :func:`sort_row`), and the searches that use the same
-order. A real row whose keys never fall, or always fall, is copied in its order or reversed.
+else in buckets of their top bits, see :func:`sort_row`, and a shorter one in two halves, one
+per thread, then merged, see :func:`sort_in_halves`), and the searches that use the same order.
+A real row whose keys never fall, or always fall, is copied in its order or reversed.
 
 Every element becomes an unsigned key of its own width whose integer order is the sort order:
 unsigned integers as they are, signed ones with the sign bit flipped, IEEE floats (float16,
-bfloat16, float32, float64) with the sign bit set on positives and every bit flipped on
-negatives. Every NaN gets the largest key and both zeros the key of +0, so NaNs sort last
-(first when descending, where keys are inverted) and equal values keep their order: both sorts
-are stable. A sorted row of values is decoded from its keys, and the NaNs and zeros, whose
-keys lost their bits, are then written again in the order they have in the row. Complex numbers
-have three keys, compared in turn as NumPy orders them: which parts are NaN (none, imaginary,
-real, both), the real part, the imaginary part; a complex row is sorted by positions.
+bfloat16, float32, float64) with the sign bit set on positives and negatives negated (which
+keeps the zero bits at the end of both). Every NaN gets the largest key and both zeros the key
+of +0, so NaNs sort last (first when descending, where keys are inverted) and equal values keep
+their order: both sorts are stable. A sorted row of values is decoded from its keys, and the
+NaNs and zeros, whose keys lost their bits, are then written again in the order they have in the
+row. Complex numbers have three keys, compared in turn as NumPy orders them: which parts are NaN
+(none, imaginary, real, both), the real part, the imaginary part; a complex row is sorted by
+positions.
 
 Layouts follow the copy engine: the dimensions other than the sorted one are a plan (``shape``,
 two strides arrays, at least 2-D) walked with a runtime number of dimensions; the sorted axis is
@@ -27,30 +29,38 @@ of up to 32 bits.
 import functools
 
 import numpy as np
-from .._numba import njit, overload, types
+from .._numba import carray, njit, overload, types
 
 from .. import _dtypes
-from .._memory import POOLED_BYTES, allocate_host as allocate, numpy_view
+from .._memory import ALIGNMENT, POOLED_BYTES, allocate_host as allocate, numpy_view
 from ..shared.plan import make_plan
 from ..shared.tags import UNITS
-from .threads import PARALLEL_BYTES, THREADS, run_in_parallel
+from .threads import (PARALLEL_BYTES, PIECE, RUNNER_WORDS, THREADS, WORD, pieces_state,
+                      run_in_parallel, run_pieces)
 from .transfer import _typed_pointer
-from .walk import Direct, advance, entry_point, odometer
+from .walk import Direct, advance, compile_run, entry_point, odometer
 
 _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
 # Rows of this many elements per byte of their keys are radix sorted (measured crossovers with
 # merging: 32 uint8, 64 int16, 128 int32, 256 float64).
 _RADIX = 32
 _NO_ORDER = np.empty(0, np.int64)  # a sort of values sorts its keys without positions
+_TALLIES = np.empty(0, np.uint64)  # the type of a radix sort's counts
 _POSITION = _NO_ORDER.dtype
 # Radix sorts move keys by digits of at most 9 bits (wider digits' counts leave the cache), or
 # by one of up to 10 bits where that saves a pass (measured).
 _DIGIT, _ONE_PASS = 9, 10
+# Radix passes over rows of _GAPPED keys or more leave _GAP places after each digit's keys
+# (shorter rows' digits are too close to share cache sets, and their runs too short to read
+# one by one).
+_GAP, _GAPPED = 8, 1 << 14
+_COUNTED_ROOM = 2 << _ONE_PASS  # a radix sort's counts: the digits' counts and ends
 _COUNTED = 16  # a long row of values whose keys differ in this many bits or fewer is counted
 # Other long rows of values are first split into buckets of about _BUCKET keys, runs of the
 # values of their top _PREFIX bits, which are then sorted in the cache, buckets of _FEW keys
 # or fewer by insertion.
 _PREFIX, _BUCKET, _FEW = 16, 2048, 32
+HALVES = 1 << 15  # a row of this many elements or more is sorted in halves on two threads
 _BLOCK = 256  # pairs of neighbours compared before the check of a row's order may stop
 
 
@@ -64,20 +74,33 @@ def _top(unit):
 def _encode(bits, codec, top, mask):
     """The key of the stored bits ``bits`` (a uint64; ``top`` is the unit's sign bit, ``mask``
     all of its bits). Every branch is on data: a runtime kind would make LLVM copy loops."""
-    infinity, positive, negative, zero_bits, zero_key = codec
+    infinity, positive, negative, zero_bits, zero_key, negated = codec
     if bits & ~top > infinity:
         return mask
     if bits & zero_bits == 0:
         return zero_key
-    return bits ^ (negative if bits & top else positive)
+    sign = bits & top  # two selects, not one of two sums: that vectorizes
+    return (bits ^ (negative if sign else positive)) + (negated if sign else np.uint64(0))
 
 
 @njit(inline="always")
 def _decode(key, codec, top):
     """The stored bits of an (ascending) key; NaNs and zeros come out as one canonical form.
     Branchless: the signs of random data would mispredict."""
-    _, positive, negative, _, _ = codec
-    return key ^ negative ^ ((positive ^ negative) & (np.uint64(0) - np.uint64(key >= top)))
+    _, positive, negative, _, _, negated = codec
+    upper = np.uint64(0) - np.uint64(key >= top)
+    return (key - (negated & ~upper)) ^ negative ^ ((positive ^ negative) & upper)
+
+
+@njit(inline="always")
+def _tallied(tally, bits, codec, top):
+    """``tally`` (the numbers of NaNs, negatives that are not NaN or zero, zeros, and zeros
+    that are not +0) with the element of stored bits ``bits`` counted; no branches, which the
+    signs of random data would mispredict."""
+    nan = bits & ~top > codec[0]
+    zero = bits & codec[3] == 0
+    return (tally[0] + nan, tally[1] + ((bits >= top) & (nan == zero)), tally[2] + zero,
+            tally[3] + (zero & (bits != 0)))
 
 
 @njit(inline="always")
@@ -88,36 +111,62 @@ def _digit(key, least, shift, mask):
 
 
 @njit(nogil=True)
-def _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts):
+def _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts, gap):
     """Stable LSD radix sort of ``keys[:n]`` (and ``order`` alongside unless it is empty) on
     the ``bits`` bits of ``key - least`` from ``low_bit`` on, where the keys differ; returns
-    whether the result is in the spares. ``counts`` (uint64) has room for ``1 << _ONE_PASS``
-    buckets. Indices are unsigned (see :func:`_digit`)."""
+    whether the result is in the spares. Each pass leaves ``gap`` places after each digit's
+    keys, which the arrays have room for (``n + gap << _ONE_PASS``): digits of equal counts,
+    as in a permutation, would otherwise start a power of two apart, in the same cache sets.
+    The next pass reads the digits' runs one by one, and with gaps the result is then moved
+    back to ``keys`` without them. ``counts`` (uint64) has room for ``_COUNTED_ROOM``
+    numbers. Indices are unsigned (see :func:`_digit`)."""
     with_order = order.size > 0
+    result_keys, result_order = keys, order
     passes = 1 if bits <= _ONE_PASS else (bits + _DIGIT - 1) // _DIGIT
     digit = (bits + passes - 1) // passes
     buckets = np.uint64(1) << np.uint64(digit)
-    mask, one = buckets - np.uint64(1), np.uint64(1)
+    mask, one, space = buckets - np.uint64(1), np.uint64(1), np.uint64(gap)
+    ends = counts[np.uint64(1) << np.uint64(_ONE_PASS):]  # where the last pass put each digit
+    ends[0], runs = np.uint64(n), np.uint64(1)
     for p in range(passes):
         shift = np.uint64(low_bit + p * digit)
         for b in range(buckets):
             counts[b] = 0
-        for i in range(n):
-            counts[_digit(keys[np.uint64(i)], least, shift, mask)] += one
+        start = np.uint64(0)
+        for run in range(runs):
+            for i in range(start, ends[run]):
+                counts[_digit(keys[i], least, shift, mask)] += one
+            start = ends[run] + space
         total = np.uint64(0)
         for b in range(buckets):
-            total, counts[b] = total + counts[b], total
-        for i in range(n):
-            u = np.uint64(i)
-            d = _digit(keys[u], least, shift, mask)
-            o = counts[d]
-            counts[d] = o + one
-            spare_keys[o] = keys[u]
-            if with_order:
-                spare_order[o] = order[u]
+            total, counts[b] = total + counts[b] + space, total
+        start = np.uint64(0)
+        for run in range(runs):
+            for i in range(start, ends[run]):
+                d = _digit(keys[i], least, shift, mask)
+                o = counts[d]
+                counts[d] = o + one
+                spare_keys[o] = keys[i]
+                if with_order:
+                    spare_order[o] = order[i]
+            start = ends[run] + space
+        if gap:  # else the digits' runs make one
+            for b in range(buckets):
+                ends[b] = counts[b]
+            runs = buckets
         keys, spare_keys = spare_keys, keys
         order, spare_order = spare_order, order
-    return passes % 2 == 1
+    if gap == 0:
+        return passes % 2 == 1
+    start, place = np.uint64(0), np.uint64(0)
+    for run in range(runs):  # back to the arrays given, without the gaps
+        for i in range(start, ends[run]):
+            result_keys[place] = keys[i]
+            if with_order:
+                result_order[place] = order[i]
+            place += one
+        start = ends[run] + space
+    return False
 
 
 @njit(inline="always")
@@ -181,11 +230,13 @@ def _bit_length(value):
 
 
 @njit(nogil=True)
-def _sort_keys(keys, order, spare_keys, spare_order, n, counts):
+def _sort_keys(keys, order, spare_keys, spare_order, n, counts, gap):
     """Sort ``keys[:n]`` stably (``order`` alongside unless it is empty); returns whether the
     result is in the spares. Rows of ``_RADIX`` elements per key byte or more are radix
-    sorted in ``counts``'s buckets, on the bits where their keys differ; shorter ones, which
-    pass ``counts`` None, are merge sorted, and then the radix sort is not even compiled."""
+    sorted in ``counts``'s buckets, on the bits where their keys differ, with ``gap`` places
+    between digits if there are ``_GAPPED`` keys or more (see :func:`_radix`); shorter ones,
+    which pass ``counts`` None, are merge sorted, and then the radix sort is not even
+    compiled."""
     if counts is None:
         return _merge_sort(keys, order, spare_keys, spare_order, n)
     first = np.uint64(keys[0])
@@ -197,7 +248,8 @@ def _sort_keys(keys, order, spare_keys, spare_order, n, counts):
         return False
     low_bit = _bit_length(varying & (np.uint64(0) - varying)) - 1
     bits = _bit_length((greatest - least) >> np.uint64(low_bit))
-    return _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts)
+    return _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts,
+                  gap if n >= _GAPPED else 0)
 
 
 def _signed_key(bits, shift):
@@ -288,18 +340,14 @@ def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare
     if direction:
         _write_in_order(src, s, src_step, dst, t, dst_step, n, direction)
         return
-    infinity, zero_bits = codec[0], codec[3]
-    nans = negatives = zeros = signed_zeros = np.int64(0)  # not literals: see sort_rows
+    zero = np.int64(0)  # not a literal: see sort_rows
+    tally = zero, zero, zero, zero
     for i in range(n):  # encode_piece's loop: a function of its own took longer to compile
         bits = np.uint64(src[s + i * src_step])
-        nan = bits & ~top > infinity
-        zero = bits & zero_bits == 0
-        nans += nan
-        zeros += zero
-        signed_zeros += zero & (bits != 0)
-        negatives += (bits >= top) & (nan == zero)
+        tally = _tallied(tally, bits, codec, top)
         keys[i] = _encode(bits, codec, top, mask) ^ flip
-    if _sort_keys(keys, no_order, spare, no_order, n, counts):
+    nans, negatives, zeros, signed_zeros = tally
+    if _sort_keys(keys, no_order, spare, no_order, n, counts, _GAP):
         keys = spare
     for i in range(n):
         dst[t + i * dst_step] = _decode(np.uint64(keys[i]) ^ flip, codec, top)
@@ -351,7 +399,7 @@ def _sort_order(src, s, src_step, n, codec, flip, components, keys, spare, order
             for i in range(n):
                 bits = np.uint64(src[(s + order[i] * src_step) * components + part])
                 keys[i] = _encode(bits, codec, top, mask) ^ flip
-        if _sort_keys(keys, order, spare, spare_order, n, counts):
+        if _sort_keys(keys, order, spare, spare_order, n, counts, _GAP):
             for i in range(n):
                 order[i] = spare_order[i]
     return order
@@ -361,8 +409,9 @@ def _sort_order(src, s, src_step, n, codec, flip, components, keys, spare, order
 def sort_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_step, dst_step,
               unit, codec, descending, keys, spare, no_order, counts):
     """Write the sorted values of every real row of ``n`` elements of a layout (see the module
-    docstring). ``keys`` and ``spare`` have room for ``n`` keys, ``no_order`` is empty, and
-    ``counts`` is room for a radix sort's buckets, or None for rows shorter than ``_RADIX``
+    docstring). ``keys`` and ``spare`` have room for ``n`` keys (``n + _GAP << _ONE_PASS``
+    for a radix sort of ``_GAPPED`` keys or more, see :func:`_radix`), ``no_order`` is empty,
+    and ``counts`` is room for a radix sort's buckets, or None for rows shorter than ``_RADIX``
     per byte of ``unit``."""
     src = _typed_pointer(src_address, unit)
     dst = _typed_pointer(dst_address, unit)
@@ -387,7 +436,8 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
     reverse by none, see :func:`_direction`): write the int64 positions that sort each row
     (``indices``), or its values in that order (complex rows:
     ``components`` 2, ``unit`` the component's storage). ``order`` and ``spare_order`` have
-    room for ``n`` positions; the rest is as for :func:`sort_rows`."""
+    room for as many positions as ``keys`` has for keys; the rest is as for
+    :func:`sort_rows`."""
     src = _typed_pointer(src_address, unit)
     dst_values = _typed_pointer(dst_address, unit)
     dst_indices = _typed_pointer(dst_address, order)
@@ -451,18 +501,13 @@ def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summ
     would mispredict."""
     src = _typed_pointer(address, unit)
     top, mask = _top(unit), _top(unit) * np.uint64(2) - np.uint64(1)
-    infinity, zero_bits = codec[0], codec[3]
     first = _encode(np.uint64(src[low * step]), codec, top, mask) ^ flip
     least, greatest, varying = first, first, np.uint64(0)
-    nans = negatives = zeros = signed_zeros = np.int64(0)
+    zero = np.int64(0)
+    tally = zero, zero, zero, zero
     for i in range(low, high):
         bits = np.uint64(src[i * step])
-        nan = bits & ~top > infinity
-        zero = bits & zero_bits == 0
-        nans += nan
-        zeros += zero
-        signed_zeros += zero & (bits != 0)
-        negatives += (bits >= top) & (nan == zero)  # a NaN is never zero: both are False
+        tally = _tallied(tally, bits, codec, top)
         key = _encode(bits, codec, top, mask) ^ flip
         keys[np.uint64(i)] = key << np.uint64(32) | np.uint64(i) if packed else key
         if key < least:
@@ -471,7 +516,7 @@ def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summ
             greatest = key
         varying |= key ^ first
     summary[0], summary[1], summary[2], summary[3] = least, greatest, varying, first
-    summary[4], summary[5], summary[6], summary[7] = nans, negatives, zeros, signed_zeros
+    summary[4], summary[5], summary[6], summary[7] = tally
 
 
 @entry_point()
@@ -547,7 +592,7 @@ def finish_piece(keys, spare, ends, first, last, counts, address, step, codec, f
         sorted_keys = keys
         if stop - start > _FEW:
             if _sort_keys(keys[start:stop], no_order, spare[start:stop], no_order,
-                          np.int64(stop - start), counts):
+                          np.int64(stop - start), counts, 0):
                 sorted_keys = spare
         else:
             for i in range(start, stop):
@@ -679,25 +724,193 @@ _INFINITY = {_dtypes.float16: 0x7C00, _dtypes.bfloat16: 0x7F80, _dtypes.float32:
              _dtypes.complex128: 0x7FF0000000000000}
 
 
+@njit(nogil=True)
+def _sort_half(src, step, low, high, codec, flip, keys, spare, order, spare_order, counts,
+               tally):
+    """Write the keys of elements ``low`` to ``high`` of a real row (and their positions to
+    ``order`` unless it is empty) to the start of ``keys`` and sort them there stably, through
+    the spares; ``tally`` gets the half's numbers of NaNs, negatives, zeros and zeros that
+    are not +0 (see :func:`encode_piece`)."""
+    top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
+    zero = np.int64(0)
+    counted = zero, zero, zero, zero
+    for i in range(low, high):
+        bits = np.uint64(src[i * step])
+        counted = _tallied(counted, bits, codec, top)
+        keys[i - low] = _encode(bits, codec, top, mask) ^ flip
+        if order.size:
+            order[i - low] = i
+    tally[0], tally[1], tally[2], tally[3] = counted
+    if _sort_keys(keys, order, spare, spare_order, high - low, counts, _GAP):
+        for i in range(high - low):
+            keys[i] = spare[i]
+            if order.size:
+                order[i] = spare_order[i]
+
+
+@njit(inline="always")
+def _merge_rank(first, first_n, second, second_n, place):
+    """How many keys of the first of two sorted runs come before ``place`` in their stable
+    merge."""
+    lo, hi = max(0, place - second_n), min(place, first_n)
+    while lo < hi:
+        i = (lo + hi) // 2
+        if first[i] <= second[place - i - 1]:
+            lo = i + 1
+        else:
+            hi = i
+    return lo
+
+
+@njit(inline="always")
+def _next_of_merge(first, first_order, i, second, second_order, j):
+    """The next key of the stable merge of ``first[i:]`` and ``second[j:]`` (neither empty),
+    its position (0 without orders) and whether it is the second run's; no branch on the keys,
+    which would mispredict."""
+    a, b = first[i], second[j]
+    later = b < a
+    position = (second_order[j] if later else first_order[i]) if first_order.size else 0
+    return (b if later else a), position, later
+
+
+@njit(inline="always")
+def _write_merged(dst, t, dst_step, key, position, with_order, codec, flip, top):
+    """Write a merged key's value (or with orders its position) to place ``t``."""
+    if with_order:
+        dst[t * dst_step] = position
+    else:
+        dst[t * dst_step] = _decode(np.uint64(key) ^ flip, codec, top)
+
+
+@njit(inline="always")
+def _merge_rest(first, first_order, i, i_end, second, second_order, j, j_end, dst, t, dst_step,
+                codec, flip):
+    """Write the stable merge of ``first[i:i_end]`` and ``second[j:j_end]`` from place ``t``."""
+    with_order, top = first_order.size > 0, _top(first)
+    while i < i_end or j < j_end:
+        if i < i_end and j < j_end:
+            key, position, later = _next_of_merge(first, first_order, i, second, second_order, j)
+            i += 1 - later
+            j += later
+        elif i < i_end:
+            key, position = first[i], first_order[i] if with_order else 0
+            i += 1
+        else:
+            key, position = second[j], second_order[j] if with_order else 0
+            j += 1
+        _write_merged(dst, t, dst_step, key, position, with_order, codec, flip, top)
+        t += 1
+
+
+@njit(nogil=True)
+def _merge_half(first, first_order, first_n, second, second_order, second_n, start, end, dst,
+                dst_step, codec, flip):
+    """Write places ``start`` to ``end`` of the stable merge of two sorted runs of keys: their
+    values to ``dst`` (``dst_step`` apart), or with orders their positions. The two halves of
+    the places are merged in one loop: each step waits on the last one's comparison, and two
+    such chains run at once."""
+    middle = (start + end) // 2
+    i = _merge_rank(first, first_n, second, second_n, start)
+    p = _merge_rank(first, first_n, second, second_n, middle)
+    p_end = _merge_rank(first, first_n, second, second_n, end)
+    i_end, j, j_end, q, q_end = p, start - i, middle - p, middle - p, end - p_end
+    t, u = start, middle
+    with_order, top = first_order.size > 0, _top(first)
+    while True:
+        steps = min(i_end - i, j_end - j, p_end - p, q_end - q)
+        if steps <= 0:
+            break
+        for _ in range(steps):
+            key, position, later = _next_of_merge(first, first_order, i, second, second_order, j)
+            i += 1 - later
+            j += later
+            _write_merged(dst, t, dst_step, key, position, with_order, codec, flip, top)
+            t += 1
+            key, position, later = _next_of_merge(first, first_order, p, second, second_order, q)
+            p += 1 - later
+            q += later
+            _write_merged(dst, u, dst_step, key, position, with_order, codec, flip, top)
+            u += 1
+    _merge_rest(first, first_order, i, i_end, second, second_order, j, j_end, dst, t, dst_step,
+                codec, flip)
+    _merge_rest(first, first_order, p, p_end, second, second_order, q, q_end, dst, u, dst_step,
+                codec, flip)
+
+
+# The words of a row sorted in halves (sort_in_halves), after the runner's: the phase (0: sort
+# the halves, 1: merge them), the row, its result, the work arrays' addresses, the flip and the
+# codec, then each half's tally (_sort_half).
+(_PHASE, _SRC, _SRC_STEP, _DST, _DST_STEP, _N, _KEYS, _SPARE, _ORDER, _SPARE_ORDER, _COUNTS,
+ _FLIP, _CODEC) = range(13)
+_TALLY = _CODEC + 6
+_HALF_WORDS = _TALLY + 2 * 4
+
+
+@functools.cache
+def _halves_piece(itemsize, indices):
+    """The address of ``piece(words, k)`` (:func:`.threads.pieces_state`) that sorts half
+    ``k`` of a row of ``itemsize``-byte units, or writes half ``k`` of its result (values, or
+    with ``indices`` positions; ``words``: ``_PHASE`` to ``_TALLY``)."""
+    unit = UNITS[itemsize]
+    position, result = _NO_ORDER, _NO_ORDER if indices else UNITS[itemsize]
+
+    def piece(words_address, k):
+        words = carray(_typed_pointer(words_address, WORD), _HALF_WORDS)
+        n = words[_N]
+        room = n // 2 + 1 + (_GAP << _ONE_PASS)  # a half's share of each work array
+        codec = (np.uint64(words[_CODEC]), np.uint64(words[_CODEC + 1]),
+                 np.uint64(words[_CODEC + 2]), np.uint64(words[_CODEC + 3]),
+                 np.uint64(words[_CODEC + 4]), np.uint64(words[_CODEC + 5]))
+        flip = np.uint64(words[_FLIP])
+        keys = carray(_typed_pointer(words[_KEYS], unit), 2 * room)
+        spare = carray(_typed_pointer(words[_SPARE], unit), 2 * room)
+        if indices:
+            order = carray(_typed_pointer(words[_ORDER], position), 2 * room)
+            spare_order = carray(_typed_pointer(words[_SPARE_ORDER], position), 2 * room)
+        else:
+            order = spare_order = carray(_typed_pointer(words[_ORDER], position), 0)
+        middle = n // 2
+        if words[_PHASE] == 0:
+            low, high = (0, middle) if k == 0 else (middle, n)
+            half = slice(k * room, (k + 1) * room)
+            counts = carray(_typed_pointer(words[_COUNTS], _TALLIES), 2 * _COUNTED_ROOM)
+            tally = words[_TALLY + 4 * k:_TALLY + 4 * k + 4]
+            _sort_half(_typed_pointer(words[_SRC], unit), words[_SRC_STEP], low, high, codec,
+                       flip, keys[half], spare[half], order[half] if indices else order,
+                       spare_order[half] if indices else spare_order,
+                       counts[k * _COUNTED_ROOM:(k + 1) * _COUNTED_ROOM], tally)
+            return
+        start, end = (0, middle) if k == 0 else (middle, n)
+        second = slice(room, 2 * room)
+        step = words[_DST_STEP]  # positive: a pointer's writes would seem to change the runs
+        dst = carray(_typed_pointer(words[_DST], result), (n - 1) * step + 1)
+        _merge_half(keys, order, middle, keys[second], order[second] if indices else order,
+                    n - middle, start, end, dst, step, codec, flip)
+
+    return compile_run(piece, PIECE)
+
+
 @functools.lru_cache(maxsize=None)
 def key_layout(dtype):
     """How elements of ``dtype`` become keys: ``(unit, codec, components)``.
 
     ``unit`` is the storage of one (real or imaginary) component; ``components`` 1 or 2;
-    ``codec`` five uint64 numbers: the largest magnitude that is not NaN, what positive and
-    negative items are xor-ed with, the bits that are all zero in a zero (-0 included), and
-    the key of zero.
+    ``codec`` six uint64 numbers: the largest magnitude that is not NaN, what positive and
+    negative items are xor-ed with, the bits that are all zero in a zero (-0 included), the
+    key of zero, and what negative items' keys then add: one for floats, whose negative keys
+    are then their bits negated, with the trailing zero bits of their values, as positive
+    keys have (a radix sort skips bits where no key differs).
     """
     components = 2 if dtype.kind == "complex floating" else 1
     unit = UNITS[dtype.itemsize // components]
     top = 1 << (unit.itemsize * 8 - 1)
     mask = 2 * top - 1
     if dtype in _INFINITY:
-        codec = (_INFINITY[dtype], top, mask, mask ^ top, top)
+        codec = (_INFINITY[dtype], top, mask, mask ^ top, top, 1)
     elif dtype.kind == "signed integer":
-        codec = (mask, top, top, mask, top)
+        codec = (mask, top, top, mask, top, 0)
     else:
-        codec = (mask, 0, 0, mask, 0)
+        codec = (mask, 0, 0, mask, 0, 0)
     return unit, tuple(np.uint64(v) for v in codec), components
 
 
@@ -727,23 +940,26 @@ def sort_axis(x, axis, out, descending, indices):
         layout = (part, *plan.strides, x._address + (plan.offsets[0] + offsets[0]) * sizes[0],
                   out._address + (plan.offsets[1] + offsets[1]) * sizes[1], n,
                   x._strides[axis], out._strides[axis], unit, codec)
-        work = (_room(n, unit.dtype), _room(n, unit.dtype))
-        counts = np.empty(1 << _ONE_PASS, np.uint64) if n >= _RADIX * unit.itemsize else None
+        radix = n >= _RADIX * unit.itemsize
+        counts = np.empty(_COUNTED_ROOM, np.uint64) if radix else None
+        room = n + (_GAP << _ONE_PASS if radix and n >= _GAPPED else 0)
+        work = (_room(room, unit.dtype), _room(room, unit.dtype))
         if by_order:
-            return (*layout, components, descending, indices, *work, _room(n, _POSITION),
-                    _room(n, _POSITION), counts)
+            return (*layout, components, descending, indices, *work, _room(room, _POSITION),
+                    _room(room, _POSITION), counts)
         return (*layout, descending, *work, _NO_ORDER, counts)
 
     one_row = plan.size == 1 and components == 1
     long_row = one_row and n * sizes[0] >= PARALLEL_BYTES
-    if long_row or one_row and n * sizes[0] >= POOLED_BYTES:
+    in_halves = one_row and THREADS > 1 and n >= HALVES and out._strides[axis] > 0
+    if long_row or in_halves or one_row and n * sizes[0] >= POOLED_BYTES:
         row = (x._address + plan.offsets[0] * sizes[0], x._strides[axis],
                out._address + plan.offsets[1] * sizes[1], out._strides[axis], n, unit, codec)
         flip = np.uint64(2 ** (8 * unit.itemsize) - 1 if descending else 0)
         if ordered_row(*row, flip, indices, _NO_ORDER):  # before any work buffer is taken
             return
-        if long_row:
-            sort_row(*row, flip, indices)
+        if long_row or in_halves:
+            (sort_row if long_row else sort_in_halves)(*row, flip, indices)
             return
     if x.size * sizes[0] >= PARALLEL_BYTES and THREADS > 1 and plan.size > 1:
         run_in_parallel(order_rows if by_order else sort_rows,
@@ -790,6 +1006,31 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     tally = summary[:, 4:].sum(0)
     if not indices and (tally[0] or tally[3]):
         refill(src, src_step, dst, dst_step, n, unit, codec, flip, tally.astype(np.int64))
+
+
+def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
+    """Sort one real row as :func:`sort_row` does, on two threads (``dst_step`` positive):
+    each sorts the keys of half of the row in its cache (:func:`_sort_half`), then writes half
+    of the stable merge of the two (:func:`_merge_half`)."""
+    room = n // 2 + 1 + (_GAP << _ONE_PASS)
+    keys_bytes = -(-2 * room * unit.itemsize // ALIGNMENT) * ALIGNMENT
+    order_bytes = 2 * room * _POSITION.itemsize if indices else 0
+    keys, owner = allocate(2 * keys_bytes + 2 * order_bytes + 8 * 2 * _COUNTED_ROOM)
+    spare = keys + keys_bytes
+    order = spare + keys_bytes
+    spare_order = order + order_bytes
+    counts = spare_order + order_bytes
+    words = [0, src, src_step, dst, dst_step, n, keys, spare, order, spare_order, counts,
+             *np.array([flip, *codec], np.uint64).view(np.int64).tolist(), *[0] * 8]
+    piece = _halves_piece(unit.itemsize, indices)
+    sorting = pieces_state(piece, 2, words)
+    run_pieces(sorting)
+    words[_PHASE] = 1
+    run_pieces(pieces_state(piece, 2, words))
+    del owner  # the pieces are done with the work memory
+    tally = sorting[RUNNER_WORDS + _TALLY:].reshape(2, 4).sum(0)
+    if not indices and (tally[0] or tally[3]):
+        refill(src, src_step, dst, dst_step, n, unit, codec, flip, tally)
 
 
 def _count_row(keys, pieces, least, low_bit, bits, dst, dst_step, unit, codec, flip):
@@ -869,6 +1110,6 @@ def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
     run_in_parallel(move_piece, [(keys, low, high, least, shift, mask, buckets, offsets[k],
                                   spare) for k, (low, high) in enumerate(pieces)])
     run_in_parallel(finish_piece, [
-        (spare, keys, ends.astype(np.int64), first, last, np.empty(1 << _ONE_PASS, np.uint64),
+        (spare, keys, ends.astype(np.int64), first, last, np.empty(_COUNTED_ROOM, np.uint64),
          dst, dst_step, codec, flip) for first, last in zip(cuts[:-1], cuts[1:])])
     return True
