@@ -851,8 +851,8 @@ def _halves_piece(itemsize, indices):
     """The address of ``piece(words, k)`` (:func:`.threads.pieces_state`) that sorts half
     ``k`` of a row of ``itemsize``-byte units, or writes half ``k`` of its result (values, or
     with ``indices`` positions; ``words``: ``_PHASE`` to ``_TALLY``)."""
-    unit = UNITS[itemsize]
-    position, result = _NO_ORDER, _NO_ORDER if indices else UNITS[itemsize]
+    unit, position = UNITS[itemsize].dtype, _POSITION  # dtypes: a shipped piece is keyed by them
+    result = position if indices else unit
 
     def piece(words_address, k):
         words = carray(_typed_pointer(words_address, WORD), _HALF_WORDS)
