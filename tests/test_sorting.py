@@ -284,8 +284,8 @@ def test_long_rows_of_a_few_crowded_buckets():
 
 
 def test_long_rows_with_one_thread():
-    """A long row takes the threads' path with no engine threads at all, and a shorter one is
-    not sorted in halves."""
+    """A long row takes the threads' path with no engine threads at all, and a shorter one,
+    sorted in halves where there are two threads, is sorted on the one."""
     code = ("import numpy as np, dlnumba as xp"
             "; a = np.random.default_rng(3).standard_normal(1 << 19); x = xp.asarray(a)"
             "; assert np.array_equal(np.from_dlpack(xp.sort(x[:1 << 16])), np.sort(a[:1 << 16]))"
