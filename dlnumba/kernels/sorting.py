@@ -50,9 +50,9 @@ _POSITION = _NO_ORDER.dtype
 # Radix sorts move keys by digits of at most 9 bits (wider digits' counts leave the cache), or
 # by one of up to 10 bits where that saves a pass (measured).
 _DIGIT, _ONE_PASS = 9, 10
-# Radix passes over rows of _GAPPED keys or more leave _GAP places after each digit's keys
-# (shorter rows' digits are too close to share cache sets, and their runs too short to read
-# one by one).
+# Radix passes over rows of _GAPPED keys or more leave _GAP places after each digit's keys:
+# their work arrays have room for them (shorter rows' digits are too close to share cache
+# sets, and their runs too short to read one by one).
 _GAP, _GAPPED = 8, 1 << 14
 _COUNTED_ROOM = 2 << _ONE_PASS  # a radix sort's counts: the digits' counts and ends
 _COUNTED = 16  # a long row of values whose keys differ in this many bits or fewer is counted
@@ -230,13 +230,13 @@ def _bit_length(value):
 
 
 @njit(nogil=True)
-def _sort_keys(keys, order, spare_keys, spare_order, n, counts, gap):
-    """Sort ``keys[:n]`` stably (``order`` alongside unless it is empty); returns whether the
-    result is in the spares. Rows of ``_RADIX`` elements per key byte or more are radix
-    sorted in ``counts``'s buckets, on the bits where their keys differ, with ``gap`` places
-    between digits if there are ``_GAPPED`` keys or more (see :func:`_radix`); shorter ones,
-    which pass ``counts`` None, are merge sorted, and then the radix sort is not even
-    compiled."""
+def _sort_keys(keys, order, spare_keys, spare_order, n, counts):
+    """Sort ``keys[:n]`` stably (``order`` alongside unless it is empty, with as much room as
+    ``keys``); returns whether the result is in the spares. Rows of ``_RADIX`` elements per
+    key byte or more are radix sorted in ``counts``'s buckets, on the bits where their keys
+    differ, with ``_GAP`` places between digits where the arrays have room for them (see
+    :func:`_radix`); shorter ones, which pass ``counts`` None, are merge sorted, and then the
+    radix sort is not even compiled."""
     if counts is None:
         return _merge_sort(keys, order, spare_keys, spare_order, n)
     first = np.uint64(keys[0])
@@ -248,8 +248,9 @@ def _sort_keys(keys, order, spare_keys, spare_order, n, counts, gap):
         return False
     low_bit = _bit_length(varying & (np.uint64(0) - varying)) - 1
     bits = _bit_length((greatest - least) >> np.uint64(low_bit))
+    gapped = min(keys.size, spare_keys.size) >= n + (_GAP << _ONE_PASS)
     return _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts,
-                  gap if n >= _GAPPED else 0)
+                  _GAP if gapped else 0)
 
 
 def _signed_key(bits, shift):
@@ -347,7 +348,7 @@ def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare
         tally = _tallied(tally, bits, codec, top)
         keys[i] = _encode(bits, codec, top, mask) ^ flip
     nans, negatives, zeros, signed_zeros = tally
-    if _sort_keys(keys, no_order, spare, no_order, n, counts, _GAP):
+    if _sort_keys(keys, no_order, spare, no_order, n, counts):
         keys = spare
     for i in range(n):
         dst[t + i * dst_step] = _decode(np.uint64(keys[i]) ^ flip, codec, top)
@@ -399,7 +400,7 @@ def _sort_order(src, s, src_step, n, codec, flip, components, keys, spare, order
             for i in range(n):
                 bits = np.uint64(src[(s + order[i] * src_step) * components + part])
                 keys[i] = _encode(bits, codec, top, mask) ^ flip
-        if _sort_keys(keys, order, spare, spare_order, n, counts, _GAP):
+        if _sort_keys(keys, order, spare, spare_order, n, counts):
             for i in range(n):
                 order[i] = spare_order[i]
     return order
@@ -410,7 +411,7 @@ def sort_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_
               unit, codec, descending, keys, spare, no_order, counts):
     """Write the sorted values of every real row of ``n`` elements of a layout (see the module
     docstring). ``keys`` and ``spare`` have room for ``n`` keys (``n + _GAP << _ONE_PASS``
-    for a radix sort of ``_GAPPED`` keys or more, see :func:`_radix`), ``no_order`` is empty,
+    for a radix sort of ``_GAPPED`` keys or more, see :func:`_sort_keys`), ``no_order`` is empty,
     and ``counts`` is room for a radix sort's buckets, or None for rows shorter than ``_RADIX``
     per byte of ``unit``."""
     src = _typed_pointer(src_address, unit)
@@ -592,7 +593,7 @@ def finish_piece(keys, spare, ends, first, last, counts, address, step, codec, f
         sorted_keys = keys
         if stop - start > _FEW:
             if _sort_keys(keys[start:stop], no_order, spare[start:stop], no_order,
-                          np.int64(stop - start), counts, 0):
+                          np.int64(stop - start), counts):
                 sorted_keys = spare
         else:
             for i in range(start, stop):
@@ -729,8 +730,9 @@ def _sort_half(src, step, low, high, codec, flip, keys, spare, order, spare_orde
                tally):
     """Write the keys of elements ``low`` to ``high`` of a real row (and their positions to
     ``order`` unless it is empty) to the start of ``keys`` and sort them there stably, through
-    the spares; ``tally`` gets the half's numbers of NaNs, negatives, zeros and zeros that
-    are not +0 (see :func:`encode_piece`)."""
+    the spares, all with room for the radix sort's gaps (which leaves its result in ``keys``);
+    ``tally`` gets the half's numbers of NaNs, negatives, zeros and zeros that are not +0 (see
+    :func:`encode_piece`)."""
     top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
     zero = np.int64(0)
     counted = zero, zero, zero, zero
@@ -741,11 +743,7 @@ def _sort_half(src, step, low, high, codec, flip, keys, spare, order, spare_orde
         if order.size:
             order[i - low] = i
     tally[0], tally[1], tally[2], tally[3] = counted
-    if _sort_keys(keys, order, spare, spare_order, high - low, counts, _GAP):
-        for i in range(high - low):
-            keys[i] = spare[i]
-            if order.size:
-                order[i] = spare_order[i]
+    _sort_keys(keys, order, spare, spare_order, high - low, counts)
 
 
 @njit(inline="always")
@@ -870,8 +868,8 @@ def _halves_piece(itemsize, indices):
         else:
             order = spare_order = carray(_typed_pointer(words[_ORDER], position), 0)
         middle = n // 2
+        low, high = (0, middle) if k == 0 else (middle, n)  # the half sorted, then written
         if words[_PHASE] == 0:
-            low, high = (0, middle) if k == 0 else (middle, n)
             half = slice(k * room, (k + 1) * room)
             counts = carray(_typed_pointer(words[_COUNTS], _TALLIES), 2 * _COUNTED_ROOM)
             tally = words[_TALLY + 4 * k:_TALLY + 4 * k + 4]
@@ -880,12 +878,11 @@ def _halves_piece(itemsize, indices):
                        spare_order[half] if indices else spare_order,
                        counts[k * _COUNTED_ROOM:(k + 1) * _COUNTED_ROOM], tally)
             return
-        start, end = (0, middle) if k == 0 else (middle, n)
         second = slice(room, 2 * room)
         step = words[_DST_STEP]  # positive: a pointer's writes would seem to change the runs
         dst = carray(_typed_pointer(words[_DST], result), (n - 1) * step + 1)
         _merge_half(keys, order, middle, keys[second], order[second] if indices else order,
-                    n - middle, start, end, dst, step, codec, flip)
+                    n - middle, low, high, dst, step, codec, flip)
 
     return compile_run(piece, PIECE)
 
