@@ -93,14 +93,39 @@ def _decode(key, codec, top):
 
 
 @njit(inline="always")
-def _tallied(tally, bits, codec, top):
-    """``tally`` (the numbers of NaNs, negatives that are not NaN or zero, zeros, and zeros
-    that are not +0) with the element of stored bits ``bits`` counted; no branches, which the
-    signs of random data would mispredict."""
-    nan = bits & ~top > codec[0]
-    zero = bits & codec[3] == 0
-    return (tally[0] + nan, tally[1] + ((bits >= top) & (nan == zero)), tally[2] + zero,
-            tally[3] + (zero & (bits != 0)))
+def _special(bits, codec, top):
+    """Whether the element of stored bits ``bits`` (a uint64) is a NaN or a zero that is not
+    +0, whose key loses its bits (see :func:`_refill`)."""
+    return (bits & ~top > codec[0]) | ((bits & codec[3] == 0) & (bits != 0))
+
+
+@njit(inline="always")
+def _encode_keys(src, s, step, low, high, unit, keys, packed, codec, flip):
+    """Write the keys of elements ``low`` to ``high`` of a real row of ``unit`` items at
+    ``src[s]`` (``step`` apart; ``flip`` as for :func:`encode_piece`) to ``keys[:high - low]``,
+    or with ``packed`` each key shifted into the upper half of a uint64 and its position in the
+    lower half. Return whether some element is special (:func:`_special`), the least and the
+    greatest key, and the bits in which some key differs from the first one. A contiguous row
+    has a loop of its own, which LLVM vectorizes; no branch is on the data."""
+    top, mask = _top(unit), _top(unit) * np.uint64(2) - np.uint64(1)
+    first = _encode(np.uint64(src[s + low * step]), codec, top, mask) ^ flip
+    least, greatest, varying, special = first, first, np.uint64(0), False
+    start = s + low * step
+    if step == 1:
+        for i in range(high - low):
+            bits = np.uint64(src[start + i])
+            special |= _special(bits, codec, top)
+            key = _encode(bits, codec, top, mask) ^ flip
+            keys[np.uint64(i)] = key << np.uint64(32) | np.uint64(low + i) if packed else key
+            least, greatest, varying = min(least, key), max(greatest, key), varying | (key ^ first)
+    else:
+        for i in range(high - low):
+            bits = np.uint64(src[start + i * step])
+            special |= _special(bits, codec, top)
+            key = _encode(bits, codec, top, mask) ^ flip
+            keys[np.uint64(i)] = key << np.uint64(32) | np.uint64(low + i) if packed else key
+            least, greatest, varying = min(least, key), max(greatest, key), varying | (key ^ first)
+    return special, least, greatest, varying
 
 
 @njit(inline="always")
@@ -341,31 +366,37 @@ def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare
     if direction:
         _write_in_order(src, s, src_step, dst, t, dst_step, n, direction)
         return
-    zero = np.int64(0)  # not a literal: see sort_rows
-    tally = zero, zero, zero, zero
-    for i in range(n):  # encode_piece's loop: a function of its own took longer to compile
-        bits = np.uint64(src[s + i * src_step])
-        tally = _tallied(tally, bits, codec, top)
-        keys[i] = _encode(bits, codec, top, mask) ^ flip
-    nans, negatives, zeros, signed_zeros = tally
+    special = _encode_keys(src, s, src_step, 0, n, keys, keys, False, codec, flip)[0]
     if _sort_keys(keys, no_order, spare, no_order, n, counts):
         keys = spare
     for i in range(n):
         dst[t + i * dst_step] = _decode(np.uint64(keys[i]) ^ flip, codec, top)
-    if nans or signed_zeros:
-        _refill(src, s, src_step, dst, t, dst_step, n, keys, codec, flip, nans, negatives, zeros)
+    if special:
+        _refill(src, s, src_step, dst, t, dst_step, n, keys, codec, flip)
+
+
+@njit(inline="always")
+def _first_at_least(row, t, step, n, key, codec, flip, top, mask):
+    """The first place of a sorted row of values whose key is ``key`` or more (``n`` if
+    none)."""
+    low, high = 0, n
+    while low < high:
+        middle = (low + high) // 2
+        if _encode(np.uint64(row[t + middle * step]), codec, top, mask) ^ flip < key:
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 @njit(nogil=True)
-def _refill(src, s, src_step, dst, t, dst_step, n, unit, codec, flip, nans, negatives, zeros):
+def _refill(src, s, src_step, dst, t, dst_step, n, unit, codec, flip):
     """Write a sorted row's NaNs and zeros again, with their own bits, in their order in the
     row (their keys lost those bits)."""
-    top = _top(unit)
+    top, mask = _top(unit), _top(unit) * np.uint64(2) - np.uint64(1)
     infinity, zero_bits = codec[0], codec[3]
-    if flip:
-        nan_slot, zero_slot = 0, n - negatives - zeros
-    else:
-        nan_slot, zero_slot = n - nans, negatives
+    nan_slot = _first_at_least(dst, t, dst_step, n, mask ^ flip, codec, flip, top, mask)
+    zero_slot = _first_at_least(dst, t, dst_step, n, codec[4] ^ flip, codec, flip, top, mask)
     for i in range(n):
         bits = src[s + i * src_step]
         if np.uint64(bits) & ~top > infinity:
@@ -494,30 +525,17 @@ def ordered_row(src_address, src_step, dst_address, dst_step, n, unit, codec, fl
 @entry_point()
 def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summary):
     """Write the keys of elements ``low`` to ``high`` of a real row at ``address`` (``step``
-    apart; ``flip``-ped: all ones for a descending sort) to ``keys``, or with ``packed`` each
-    key shifted into the upper half of a uint64 and its position in the lower half. Write to
-    the uint64 ``summary`` the least and the greatest key, the bits in which some key differs
-    from the first one, that first key, and the number of NaNs, negatives (not NaN, not zero)
-    and zeros and of zeros that are not +0. The counting has no branches: signs of random data
-    would mispredict."""
+    apart; ``flip``-ped: all ones for a descending sort) to ``keys[low:high]``, or with
+    ``packed`` each key shifted into the upper half of a uint64 and its position in the lower
+    half. Write to the uint64 ``summary`` the least and the greatest key, the bits in which some
+    key differs from the first one, that first key, and whether some element is special (see
+    :func:`_special`)."""
     src = _typed_pointer(address, unit)
-    top, mask = _top(unit), _top(unit) * np.uint64(2) - np.uint64(1)
-    first = _encode(np.uint64(src[low * step]), codec, top, mask) ^ flip
-    least, greatest, varying = first, first, np.uint64(0)
-    zero = np.int64(0)
-    tally = zero, zero, zero, zero
-    for i in range(low, high):
-        bits = np.uint64(src[i * step])
-        tally = _tallied(tally, bits, codec, top)
-        key = _encode(bits, codec, top, mask) ^ flip
-        keys[np.uint64(i)] = key << np.uint64(32) | np.uint64(i) if packed else key
-        if key < least:
-            least = key
-        if key > greatest:
-            greatest = key
-        varying |= key ^ first
+    special, least, greatest, varying = _encode_keys(src, 0, step, low, high, unit, keys[low:],
+                                                     packed, codec, flip)
+    first = keys[low] >> np.uint64(32) if packed else np.uint64(keys[low])
     summary[0], summary[1], summary[2], summary[3] = least, greatest, varying, first
-    summary[4], summary[5], summary[6], summary[7] = tally
+    summary[4] = special
 
 
 @entry_point()
@@ -624,10 +642,10 @@ def fill_piece(ends, bucket, low, high, least, shift, address, step, unit, codec
 
 
 @entry_point()
-def refill(src_address, src_step, dst_address, dst_step, n, unit, codec, flip, summary):
-    """:func:`_refill` for one row sorted by :func:`scatter_piece`."""
+def refill(src_address, src_step, dst_address, dst_step, n, unit, codec, flip):
+    """:func:`_refill` for one row sorted by :func:`sort_row` or :func:`sort_in_halves`."""
     _refill(_typed_pointer(src_address, unit), 0, src_step, _typed_pointer(dst_address, unit),
-            0, dst_step, n, unit, codec, flip, summary[0], summary[1], summary[2])
+            0, dst_step, n, unit, codec, flip)
 
 
 @njit(nogil=True)
@@ -727,22 +745,15 @@ _INFINITY = {_dtypes.float16: 0x7C00, _dtypes.bfloat16: 0x7F80, _dtypes.float32:
 
 @njit(nogil=True)
 def _sort_half(src, step, low, high, codec, flip, keys, spare, order, spare_order, counts,
-               tally):
+               special):
     """Write the keys of elements ``low`` to ``high`` of a real row (and their positions to
     ``order`` unless it is empty) to the start of ``keys`` and sort them there stably, through
     the spares, all with room for the radix sort's gaps (which leaves its result in ``keys``);
-    ``tally`` gets the half's numbers of NaNs, negatives, zeros and zeros that are not +0 (see
-    :func:`encode_piece`)."""
-    top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
-    zero = np.int64(0)
-    counted = zero, zero, zero, zero
-    for i in range(low, high):
-        bits = np.uint64(src[i * step])
-        counted = _tallied(counted, bits, codec, top)
-        keys[i - low] = _encode(bits, codec, top, mask) ^ flip
-        if order.size:
-            order[i - low] = i
-    tally[0], tally[1], tally[2], tally[3] = counted
+    ``special[0]`` is set to whether some element is special (see :func:`_special`)."""
+    special[0] = _encode_keys(src, 0, step, low, high, keys, keys, False, codec, flip)[0]
+    if order.size:
+        for i in range(high - low):
+            order[i] = low + i
     _sort_keys(keys, order, spare, spare_order, high - low, counts)
 
 
@@ -837,18 +848,18 @@ def _merge_half(first, first_order, first_n, second, second_order, second_n, sta
 
 # The words of a row sorted in halves (sort_in_halves), after the runner's: the phase (0: sort
 # the halves, 1: merge them), the row, its result, the work arrays' addresses, the flip and the
-# codec, then each half's tally (_sort_half).
+# codec, then whether each half has special elements (_sort_half).
 (_PHASE, _SRC, _SRC_STEP, _DST, _DST_STEP, _N, _KEYS, _SPARE, _ORDER, _SPARE_ORDER, _COUNTS,
  _FLIP, _CODEC) = range(13)
-_TALLY = _CODEC + 6
-_HALF_WORDS = _TALLY + 2 * 4
+_SPECIAL = _CODEC + 6
+_HALF_WORDS = _SPECIAL + 2
 
 
 @functools.cache
 def _halves_piece(itemsize, indices):
     """The address of ``piece(words, k)`` (:func:`.threads.pieces_state`) that sorts half
     ``k`` of a row of ``itemsize``-byte units, or writes half ``k`` of its result (values, or
-    with ``indices`` positions; ``words``: ``_PHASE`` to ``_TALLY``)."""
+    with ``indices`` positions; ``words``: ``_PHASE`` to ``_SPECIAL``)."""
     unit, position = UNITS[itemsize].dtype, _POSITION  # dtypes: a shipped piece is keyed by them
     result = position if indices else unit
 
@@ -872,11 +883,11 @@ def _halves_piece(itemsize, indices):
         if words[_PHASE] == 0:
             half = slice(k * room, (k + 1) * room)
             counts = carray(_typed_pointer(words[_COUNTS], _TALLIES), 2 * _COUNTED_ROOM)
-            tally = words[_TALLY + 4 * k:_TALLY + 4 * k + 4]
             _sort_half(_typed_pointer(words[_SRC], unit), words[_SRC_STEP], low, high, codec,
                        flip, keys[half], spare[half], order[half] if indices else order,
                        spare_order[half] if indices else spare_order,
-                       counts[k * _COUNTED_ROOM:(k + 1) * _COUNTED_ROOM], tally)
+                       counts[k * _COUNTED_ROOM:(k + 1) * _COUNTED_ROOM],
+                       words[_SPECIAL + k:_SPECIAL + k + 1])
             return
         second = slice(room, 2 * room)
         step = words[_DST_STEP]  # positive: a pointer's writes would seem to change the runs
@@ -985,7 +996,7 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     pieces = list(zip(bounds[:-1], bounds[1:]))
     packed = indices and unit.itemsize <= 4 and n <= 2 ** 32
     keys = _room(n, np.dtype(np.uint64) if packed else unit.dtype)
-    summary = np.empty((THREADS, 8), np.uint64)
+    summary = np.empty((THREADS, 5), np.uint64)
     run_in_parallel(encode_piece, [(src, src_step, low, high, unit, codec, flip, keys, packed,
                                     summary[k]) for k, (low, high) in enumerate(pieces)])
     least = summary[:, 0].min()
@@ -1000,9 +1011,8 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
             least, low_bit = least << np.uint64(32), low_bit + 32
         _radix_row(keys, pieces, least, low_bit, bits, indices and not packed, packed, dst,
                    dst_step, codec, flip)
-    tally = summary[:, 4:].sum(0)
-    if not indices and (tally[0] or tally[3]):
-        refill(src, src_step, dst, dst_step, n, unit, codec, flip, tally.astype(np.int64))
+    if not indices and summary[:, 4].any():
+        refill(src, src_step, dst, dst_step, n, unit, codec, flip)
 
 
 def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
@@ -1018,16 +1028,15 @@ def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     spare_order = order + order_bytes
     counts = spare_order + order_bytes
     words = [0, src, src_step, dst, dst_step, n, keys, spare, order, spare_order, counts,
-             *np.array([flip, *codec], np.uint64).view(np.int64).tolist(), *[0] * 8]
+             *np.array([flip, *codec], np.uint64).view(np.int64).tolist(), 0, 0]
     piece = _halves_piece(unit.itemsize, indices)
     sorting = pieces_state(piece, 2, words)
     run_pieces(sorting)
     words[_PHASE] = 1
     run_pieces(pieces_state(piece, 2, words))
     del owner  # the pieces are done with the work memory
-    tally = sorting[RUNNER_WORDS + _TALLY:].reshape(2, 4).sum(0)
-    if not indices and (tally[0] or tally[3]):
-        refill(src, src_step, dst, dst_step, n, unit, codec, flip, tally)
+    if not indices and sorting[RUNNER_WORDS + _SPECIAL:].any():
+        refill(src, src_step, dst, dst_step, n, unit, codec, flip)
 
 
 def _count_row(keys, pieces, least, low_bit, bits, dst, dst_step, unit, codec, flip):
