@@ -4,7 +4,7 @@ import threading
 
 import numpy as np
 
-from ._native import host_allocator
+from ._native import buffer_address, host_allocator
 
 ALIGNMENT = 64
 POOLED_BYTES = 1 << 18  # blocks this large are pooled: malloc returns them to the system when freed
@@ -78,7 +78,7 @@ class PooledBlock:
         self.buffer = _pool.take(size)
         if self.buffer is None:
             self.buffer = np.empty(size, np.uint8)
-        self.address = self.buffer.__array_interface__["data"][0]
+        self.address = buffer_address(self.buffer)
 
     def __del__(self, give=_pool.give):  # bound now: module globals may be gone at exit
         if self.buffer is not None:  # None when the allocation in __init__ failed

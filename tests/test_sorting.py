@@ -248,6 +248,25 @@ def test_rows_in_order_or_in_reverse(dtype, n, shape, descending):
         check_sorts(a[::-1], dtype, 0, descending)
 
 
+@settings(max_examples=60)
+@given(st.sampled_from(["int32", "uint16", "float32", "float64"]),
+       st.sampled_from(["ordered", "reversed", "one value"]),
+       st.integers(1, 3 * sorting._BLOCK + 6), st.sampled_from(["tie", "rise", "fall", None]),
+       st.booleans(), st.booleans())
+def test_rows_almost_in_order_or_in_reverse(dtype, shape, changed, change, descending, long):
+    """Rows of a few blocks of the order check, in order, in reverse or of one value, with one
+    element made equal to the one before it, greater or less: the check settles each block
+    before it writes it, and a reversed row from its end."""
+    n = 3 * sorting._BLOCK + 7
+    a = {"ordered": np.arange(n), "reversed": np.arange(n)[::-1],
+         "one value": np.full(n, 5)}[shape] * 2 + 10
+    if change is not None:
+        a[changed] = a[changed - 1] + {"tie": 0, "rise": 1, "fall": -1}[change]
+    a = a.astype(dtype)
+    with mock.patch.object(sorting, "PARALLEL_BYTES", 1 if long else sorting.PARALLEL_BYTES):
+        check_sorts(a, dtype, 0, descending)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint64"])
 @pytest.mark.parametrize("n", [700, 5000, 300_000])
 @pytest.mark.parametrize("descending", [False, True])

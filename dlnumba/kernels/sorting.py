@@ -61,7 +61,7 @@ _COUNTED = 16  # a long row of values whose keys differ in this many bits or few
 # or fewer by insertion.
 _PREFIX, _BUCKET, _FEW = 16, 2048, 32
 HALVES = 1 << 15  # a row of this many elements or more is sorted in halves on two threads
-_BLOCK = 256  # pairs of neighbours compared before the check of a row's order may stop
+_BLOCK = 1024  # rows are checked for order, and written when in order, in blocks this long
 
 
 @njit(inline="always")
@@ -290,7 +290,20 @@ def _signed_key_overload(bits, shift):
 
 
 @njit(inline="always")
-def _changes(src, s, step, start, end, codec, flip, top, mask):
+def _float_order(bits, infinity, top, negate):
+    """A signed integer that orders floats of stored bits ``bits`` as their keys do (see
+    :func:`_encode`; ``negate`` -1 when keys are inverted, else 0), with fewer operations: the
+    magnitude, negated for negatives, and the largest int64 for NaNs. Arithmetic, not
+    branches: LLVM then vectorizes the loops that call it."""
+    magnitude = np.int64(bits & ~top)
+    sign = np.int64(0) - np.int64(bits & top != 0)
+    order = (magnitude ^ sign) - sign
+    order = np.int64(0x7FFFFFFFFFFFFFFF) if magnitude > np.int64(infinity) else order
+    return (order ^ negate) - negate
+
+
+@njit(inline="always")
+def _changes(src, s, step, start, end, codec, flip, top):
     """Whether some key of a row rises, and whether one falls, from the element before
     ``start`` to the one before ``end``; a loop without an exit, which LLVM vectorizes."""
     ups = downs = False
@@ -302,69 +315,75 @@ def _changes(src, s, step, start, end, codec, flip, top, mask):
             ups |= key >= before
             downs |= key < before
         return ups, downs
+    negate = np.int64(-1) if flip else np.int64(0)
     for i in range(start, end):
-        before = _encode(np.uint64(src[s + (i - 1) * step]), codec, top, mask) ^ flip
-        key = _encode(np.uint64(src[s + i * step]), codec, top, mask) ^ flip
+        before = _float_order(np.uint64(src[s + (i - 1) * step]), codec[0], top, negate)
+        key = _float_order(np.uint64(src[s + i * step]), codec[0], top, negate)
         ups |= key >= before
         downs |= key < before
     return ups, downs
 
 
 @njit(inline="always")
-def _direction(src, s, step, n, codec, flip, top, mask):
-    """1 where the keys of a real row of ``n`` elements never fall (the row is its own stable
-    sort), -1 where they always fall (its reverse is), else 0, found in the first block of
-    ``_BLOCK`` pairs that settles it."""
-    first = src[s]
-    for start in range(1, n, _BLOCK):  # a row of one value, as its bits show, is in order
-        differ = first ^ first
-        for i in range(start, min(start + _BLOCK, n)):
-            differ |= src[s + i * step] ^ first
-        if differ:
-            break
-    else:
-        return 1
-    rising = falling = True
-    for start in range(1, n, _BLOCK):
-        ups, downs = _changes(src, s, step, start, min(start + _BLOCK, n), codec, flip, top,
-                              mask)
-        rising &= not downs
-        falling &= not ups
-        if not (rising or falling):
-            return 0
-    return 1 if rising else -1
-
-
-@njit(inline="always")
-def _write_in_order(src, s, src_step, dst, t, dst_step, n, direction):
-    """Copy a row found in order (``direction`` 1) or in reverse (-1) by :func:`_direction`
-    as its sort; one loop for each, which LLVM vectorizes."""
-    if direction > 0:
-        for i in range(n):
-            dst[t + i * dst_step] = src[s + i * src_step]
-    else:
-        last = s + (n - 1) * src_step
-        for i in range(n):
-            dst[t + i * dst_step] = src[last - i * src_step]
-
-
-@njit(inline="always")
-def _positions_in_order(dst, t, dst_step, n, direction):
-    """Write the positions that sort a row found in order (``direction`` 1) or in reverse (-1)
-    by :func:`_direction`."""
+def _write_block(src, s, src_step, dst, t, dst_step, n, start, end, direction, positions):
+    """Write places ``start`` to ``end`` of the sort of a real row of ``n`` elements that is
+    the row itself (``direction`` 1) or its reverse (-1): values, or with ``positions`` the
+    positions of the row's elements; a loop for each case, which LLVM vectorizes."""
     last = n - 1 if direction < 0 else 0
-    for i in range(n):
-        dst[t + i * dst_step] = last + direction * i
+    if positions:
+        for j in range(start, end):
+            dst[t + j * dst_step] = last + direction * j
+    elif direction > 0:
+        for j in range(start, end):
+            dst[t + j * dst_step] = src[s + j * src_step]
+    else:
+        for j in range(start, end):
+            dst[t + j * dst_step] = src[s + (last - j) * src_step]
+
+
+@njit(inline="always")
+def _write_if_ordered(src, s, src_step, dst, t, dst_step, n, codec, flip, top, positions):
+    """Write the sort of a real row of ``n`` elements whose keys never fall (the row is its own
+    stable sort) or always fall (its reverse is), as :func:`_write_block` does, and return
+    True; else return False, with some of ``dst`` written. Each block of ``_BLOCK`` elements is
+    checked, then written while it is in the cache: from the row's start, or where the first
+    block falls, from its end, so that the result is written in order. A row's first blocks of
+    one value, as their bits show, are checked without their keys."""
+    first = src[s]
+    uniform = rising = falling = True
+    for start in range(0, n, _BLOCK):
+        end = min(start + _BLOCK, n)
+        if uniform:
+            differ = first ^ first
+            for i in range(start, end):
+                differ |= src[s + i * src_step] ^ first
+            uniform = differ == 0
+            falling &= uniform and end == 1 or not uniform and start == 0
+        if not uniform:
+            ups, downs = _changes(src, s, src_step, max(start, 1), end, codec, flip, top)
+            rising &= not downs
+            falling &= not ups
+            if not (rising or falling):
+                return False
+        if not rising:
+            break
+        _write_block(src, s, src_step, dst, t, dst_step, n, start, end, 1, positions)
+    if rising:
+        return True
+    for start in range((n - 1) // _BLOCK * _BLOCK, -1, -_BLOCK):  # the first block falls
+        end = min(start + _BLOCK, n)
+        if start and _changes(src, s, src_step, start, end, codec, flip, top)[0]:
+            return False
+        _write_block(src, s, src_step, dst, t, dst_step, n, n - end, n - start, -1, positions)
+    return True
 
 
 @njit(nogil=True)
 def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare, no_order,
                  counts):
     """Write the sorted values of one real row (its keys sorted without an order)."""
-    top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
-    direction = _direction(src, s, src_step, n, codec, flip, top, mask)
-    if direction:
-        _write_in_order(src, s, src_step, dst, t, dst_step, n, direction)
+    top = _top(keys)
+    if _write_if_ordered(src, s, src_step, dst, t, dst_step, n, codec, flip, top, False):
         return
     special = _encode_keys(src, s, src_step, 0, n, keys, keys, False, codec, flip)[0]
     if _sort_keys(keys, no_order, spare, no_order, n, counts):
@@ -465,7 +484,7 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
                unit, codec, components, descending, indices, keys, spare, order, spare_order,
                counts):
     """Sort every row of ``n`` elements of a layout by positions (a real row in order or in
-    reverse by none, see :func:`_direction`): write the int64 positions that sort each row
+    reverse by none, see :func:`_write_if_ordered`): write the int64 positions that sort each row
     (``indices``), or its values in that order (complex rows:
     ``components`` 2, ``unit`` the component's storage). ``order`` and ``spare_order`` have
     room for as many positions as ``keys`` has for keys; the rest is as for
@@ -479,16 +498,14 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
     for d in range(ndim):
         outer *= shape[d]
     index = odometer(ndim)
-    top, mask = _top(unit), _top(unit) * np.uint64(2) - np.uint64(1)
+    top = _top(unit)
     s = t = np.int64(0)
     for _ in range(outer):
-        direction = _direction(src, s, src_step, n, codec, flip, top, mask) \
-            if components == 1 else 0
-        if direction and indices:
-            _positions_in_order(dst_indices, t, dst_step, n, direction)
-        elif direction:
-            _write_in_order(src, s, src_step, dst_values, t, dst_step, n, direction)
-        else:
+        if components > 1 or not (
+                _write_if_ordered(src, s, src_step, dst_indices, t, dst_step, n, codec, flip,
+                                  top, True) if indices else
+                _write_if_ordered(src, s, src_step, dst_values, t, dst_step, n, codec, flip,
+                                  top, False)):
             positions = _sort_order(src, s, src_step, n, codec, flip, components, keys, spare,
                                     order, spare_order, counts)
             for j in range(n):
@@ -506,20 +523,16 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
 def ordered_row(src_address, src_step, dst_address, dst_step, n, unit, codec, flip, indices,
                 positions):
     """Write the sort of a real row of ``n`` elements that is its own stable sort, or whose
-    reverse is (see :func:`_direction`; ``flip`` as for :func:`encode_piece`): its values, or
-    with ``indices`` their int64 positions (``positions`` is an empty int64 array); return
-    whether the row was one of those."""
+    reverse is (see :func:`_write_if_ordered`; ``flip`` as for :func:`encode_piece`): its
+    values, or with ``indices`` their int64 positions (``positions`` is an empty int64 array);
+    return whether the row was one of those (else some of the row at ``dst_address`` is
+    written)."""
     src = _typed_pointer(src_address, unit)
-    top, mask = _top(unit), _top(unit) * np.uint64(2) - np.uint64(1)
-    direction = _direction(src, 0, src_step, n, codec, flip, top, mask)
-    if direction == 0:
-        return False
     if indices:
-        _positions_in_order(_typed_pointer(dst_address, positions), 0, dst_step, n, direction)
-    else:
-        _write_in_order(src, 0, src_step, _typed_pointer(dst_address, unit), 0, dst_step, n,
-                        direction)
-    return True
+        return _write_if_ordered(src, 0, src_step, _typed_pointer(dst_address, positions), 0,
+                                 dst_step, n, codec, flip, _top(unit), True)
+    return _write_if_ordered(src, 0, src_step, _typed_pointer(dst_address, unit), 0, dst_step,
+                             n, codec, flip, _top(unit), False)
 
 
 @entry_point()
