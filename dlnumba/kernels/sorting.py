@@ -61,7 +61,7 @@ _COUNTED = 16  # a long row of values whose keys differ in this many bits or few
 # or fewer by insertion.
 _PREFIX, _BUCKET, _FEW = 16, 2048, 32
 HALVES = 1 << 15  # a row of this many elements or more is sorted in halves on two threads
-_BLOCK = 1024  # rows are checked for order, and written when in order, in blocks this long
+_BLOCK = 4096  # rows are checked for order, and written when in order, in blocks this long
 
 
 @njit(inline="always")
