@@ -267,6 +267,20 @@ def test_rows_almost_in_order_or_in_reverse(dtype, shape, changed, change, desce
         check_sorts(a, dtype, 0, descending)
 
 
+@settings(max_examples=40)
+@given(st.sampled_from(["int32", "uint16", "float32", "float64"]),
+       st.sampled_from([300, 5000, 70_000]), st.integers(1, 2 * sorting._NEAR),
+       st.integers(0, 30), st.booleans(), st.integers(0, 2**32 - 1))
+def test_nearly_sorted_rows_match_stable_numpy(dtype, n, width, areas, descending, seed):
+    """Rows in order but for a few areas shuffled, with ties: sorted by insertion while their
+    keys move few places, else (areas wider than the insertion's reach) by the radix sort."""
+    rng = np.random.default_rng(seed)
+    a = np.arange(n) // 3
+    for start in rng.integers(0, n, areas):
+        rng.shuffle(a[start:start + width])
+    check_sorts(a.astype(dtype), dtype, 0, descending)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint64"])
 @pytest.mark.parametrize("n", [700, 5000, 300_000])
 @pytest.mark.parametrize("descending", [False, True])
