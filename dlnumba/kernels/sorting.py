@@ -63,7 +63,7 @@ _PREFIX, _BUCKET, _FEW = 16, 2048, 32
 HALVES = 1 << 15  # a row of this many elements or more is sorted in halves on two threads
 # Rows that are nearly sorted, as is data with a few areas out of order, are sorted by
 # insertion, which stops when a key moves farther than _NEAR places or the keys so far have
-# moved more than _NEAR_MOVES places each (see _insertion_if_near).
+# moved more than _NEAR_MOVES places each, with some more for the first ones (see _insertion).
 _NEAR, _NEAR_MOVES = 1024, 4
 _BLOCK = 4096  # rows are checked for order, and written when in order, in blocks this long
 
@@ -199,14 +199,20 @@ def _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts
 
 
 @njit(inline="always")
-def _insertion(keys, order, low, high):
+def _insertion(keys, order, low, high, reach, allowance, slack):
     """Stable insertion sort of ``keys[low:high]`` (and ``order`` alongside unless it is
-    empty), in place."""
+    empty), in place, while no key moves more than ``reach`` places and the keys up to the
+    ``i``-th one from ``low`` have moved no more than ``allowance * (i + slack)`` places in
+    all; returns whether it sorted them (else they are still a permutation)."""
     with_order = order.size > 0
+    moves = 0
     for i in range(low + 1, high):
-        key, position = keys[i], order[i] if with_order else 0
+        key = keys[i]
+        if keys[i - 1] <= key:
+            continue
+        position = order[i] if with_order else 0
         j = i - 1
-        while j >= low and keys[j] > key:
+        while j >= low and keys[j] > key and i - j <= reach:
             keys[j + 1] = keys[j]
             if with_order:
                 order[j + 1] = order[j]
@@ -214,6 +220,10 @@ def _insertion(keys, order, low, high):
         keys[j + 1] = key
         if with_order:
             order[j + 1] = position
+        moves += i - 1 - j
+        if i - j > reach or moves > allowance * (i - low + slack):
+            return False
+    return True
 
 
 @njit(nogil=True)
@@ -223,7 +233,7 @@ def _merge_sort(keys, order, spare_keys, spare_order, n):
     spares."""
     with_order = order.size > 0
     for low in range(0, n, _SMALL):
-        _insertion(keys, order, low, min(low + _SMALL, n))
+        _insertion(keys, order, low, min(low + _SMALL, n), _SMALL, _SMALL, _SMALL)
     swapped = False
     width = _SMALL
     while width < n:
@@ -258,46 +268,18 @@ def _bit_length(value):
     return length
 
 
-@njit(inline="always")
-def _insertion_if_near(keys, order, n):
-    """Sort ``keys[:n]`` (and ``order`` alongside unless it is empty) stably by insertion while
-    no key moves more than ``_NEAR`` places and the keys up to the ``i``-th have moved no more
-    than ``_NEAR_MOVES`` places each, with some more for the first ones, and return True; else
-    stop, the keys still a permutation, and return False (soon, for keys in no order)."""
-    with_order = order.size > 0
-    moves, spare_moves = 0, min(_NEAR, n // 16)
-    for i in range(1, n):
-        key = keys[i]
-        if keys[i - 1] <= key:
-            continue
-        position = order[i] if with_order else 0
-        j = i - 1
-        while j >= 0 and keys[j] > key and i - j <= _NEAR:
-            keys[j + 1] = keys[j]
-            if with_order:
-                order[j + 1] = order[j]
-            j -= 1
-        keys[j + 1] = key
-        if with_order:
-            order[j + 1] = position
-        moves += i - 1 - j
-        if i - j > _NEAR or moves > _NEAR_MOVES * (i + spare_moves):
-            return False
-    return True
-
-
 @njit(nogil=True)
 def _sort_keys(keys, order, spare_keys, spare_order, n, counts):
     """Sort ``keys[:n]`` stably (``order`` alongside unless it is empty, with as much room as
     ``keys``); returns whether the result is in the spares. Rows of ``_RADIX`` elements per
     key byte or more are radix sorted in ``counts``'s buckets, on the bits where their keys
     differ, with ``_GAP`` places between digits where the arrays have room for them (see
-    :func:`_radix`), unless they are nearly sorted (:func:`_insertion_if_near`); shorter ones,
+    :func:`_radix`), unless they are nearly sorted (see ``_NEAR``); shorter ones,
     which pass ``counts`` None, are merge sorted, and then the radix sort is not even
     compiled."""
     if counts is None:
         return _merge_sort(keys, order, spare_keys, spare_order, n)
-    if _insertion_if_near(keys, order, n):
+    if _insertion(keys, order, 0, n, _NEAR, _NEAR_MOVES, min(_NEAR, n // 16)):
         return False
     first = np.uint64(keys[0])
     least, greatest, varying = first, first, np.uint64(0)
