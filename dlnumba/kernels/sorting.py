@@ -822,23 +822,48 @@ def _write_merged(dst, t, dst_step, key, position, with_order, codec, flip, top)
 
 
 @njit(inline="always")
+def _write_run(dst, t, dst_step, keys, order, low, high, codec, flip, top):
+    """Write ``keys[low:high]``'s values (or with an ``order`` their positions) from place
+    ``t``, in a loop that LLVM vectorizes where places are contiguous."""
+    if dst_step != 1:
+        for k in range(high - low):
+            _write_merged(dst, t + k, dst_step, keys[low + k], order[low + k] if order.size
+                          else 0, order.size > 0, codec, flip, top)
+    elif order.size:
+        for k in range(high - low):
+            dst[t + k] = order[low + k]
+    else:
+        for k in range(high - low):
+            dst[t + k] = _decode(np.uint64(keys[low + k]) ^ flip, codec, top)
+
+
+@njit(inline="always")
 def _merge_rest(first, first_order, i, i_end, second, second_order, j, j_end, dst, t, dst_step,
                 codec, flip):
-    """Write the stable merge of ``first[i:i_end]`` and ``second[j:j_end]`` from place ``t``."""
+    """Write the stable merge of ``first[i:i_end]`` and ``second[j:j_end]`` from place ``t``.
+    The keys of ``first`` that come before all of ``second``, and the rest of either once the
+    other is done, are written by :func:`_write_run`: the runs of nearly sorted rows hardly
+    overlap."""
     with_order, top = first_order.size > 0, _top(first)
-    while i < i_end or j < j_end:
-        if i < i_end and j < j_end:
-            key, position, later = _next_of_merge(first, first_order, i, second, second_order, j)
-            i += 1 - later
-            j += later
-        elif i < i_end:
-            key, position = first[i], first_order[i] if with_order else 0
-            i += 1
-        else:
-            key, position = second[j], second_order[j] if with_order else 0
-            j += 1
+    if i < i_end and j < j_end:
+        lead, high = i, i_end  # the first place of first's keys after second[j]
+        while lead < high:
+            middle = (lead + high) // 2
+            if first[middle] <= second[j]:
+                lead = middle + 1
+            else:
+                high = middle
+        _write_run(dst, t, dst_step, first, first_order, i, lead, codec, flip, top)
+        t += lead - i
+        i = lead
+    while i < i_end and j < j_end:
+        key, position, later = _next_of_merge(first, first_order, i, second, second_order, j)
+        i += 1 - later
+        j += later
         _write_merged(dst, t, dst_step, key, position, with_order, codec, flip, top)
         t += 1
+    _write_run(dst, t, dst_step, first, first_order, i, i_end, codec, flip, top)
+    _write_run(dst, t + i_end - i, dst_step, second, second_order, j, j_end, codec, flip, top)
 
 
 @njit(nogil=True)
