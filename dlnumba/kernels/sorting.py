@@ -269,17 +269,17 @@ def _bit_length(value):
 
 
 @njit(nogil=True)
-def _sort_keys(keys, order, spare_keys, spare_order, n, counts):
+def _sort_keys(keys, order, spare_keys, spare_order, n, counts, near):
     """Sort ``keys[:n]`` stably (``order`` alongside unless it is empty, with as much room as
     ``keys``); returns whether the result is in the spares. Rows of ``_RADIX`` elements per
     key byte or more are radix sorted in ``counts``'s buckets, on the bits where their keys
     differ, with ``_GAP`` places between digits where the arrays have room for them (see
-    :func:`_radix`), unless they are nearly sorted (see ``_NEAR``); shorter ones,
-    which pass ``counts`` None, are merge sorted, and then the radix sort is not even
-    compiled."""
+    :func:`_radix`), unless ``near`` asks to try an insertion sort first, which sorts rows that
+    are nearly sorted (see ``_NEAR``); shorter ones, which pass ``counts`` None, are merge
+    sorted, and then the radix sort is not even compiled."""
     if counts is None:
         return _merge_sort(keys, order, spare_keys, spare_order, n)
-    if _insertion(keys, order, 0, n, _NEAR, _NEAR_MOVES, min(_NEAR, n // 16)):
+    if near and _insertion(keys, order, 0, n, _NEAR, _NEAR_MOVES, min(_NEAR, n // 16)):
         return False
     first = np.uint64(keys[0])
     least, greatest, varying = first, first, np.uint64(0)
@@ -403,7 +403,7 @@ def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare
     if _write_if_ordered(src, s, src_step, dst, t, dst_step, n, codec, flip, top, False):
         return
     special = _encode_keys(src, s, src_step, 0, n, keys, keys, False, codec, flip)[0]
-    if _sort_keys(keys, no_order, spare, no_order, n, counts):
+    if _sort_keys(keys, no_order, spare, no_order, n, counts, True):
         keys = spare
     for i in range(n):
         dst[t + i * dst_step] = _decode(np.uint64(keys[i]) ^ flip, codec, top)
@@ -467,7 +467,7 @@ def _sort_order(src, s, src_step, n, codec, flip, components, keys, spare, order
             for i in range(n):
                 bits = np.uint64(src[(s + order[i] * src_step) * components + part])
                 keys[i] = _encode(bits, codec, top, mask) ^ flip
-        if _sort_keys(keys, order, spare, spare_order, n, counts):
+        if _sort_keys(keys, order, spare, spare_order, n, counts, True):
             for i in range(n):
                 order[i] = spare_order[i]
     return order
@@ -640,8 +640,9 @@ def finish_piece(keys, spare, ends, first, last, counts, address, step, codec, f
         start, stop = np.uint64(ends[b - 1] if b else 0), np.uint64(ends[b])
         sorted_keys = keys
         if stop - start > _FEW:
+            # no insertion first: each of the many buckets would pay for a failed try
             if _sort_keys(keys[start:stop], no_order, spare[start:stop], no_order,
-                          np.int64(stop - start), counts):
+                          np.int64(stop - start), counts, False):
                 sorted_keys = spare
         else:
             for i in range(start, stop):
@@ -784,7 +785,7 @@ def _sort_half(src, step, low, high, codec, flip, keys, spare, order, spare_orde
     if order.size:
         for i in range(high - low):
             order[i] = low + i
-    _sort_keys(keys, order, spare, spare_order, high - low, counts)
+    _sort_keys(keys, order, spare, spare_order, high - low, counts, True)
 
 
 @njit(inline="always")
