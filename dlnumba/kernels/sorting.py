@@ -109,8 +109,8 @@ def _encode_keys(src, s, step, low, high, unit, keys, packed, codec, flip):
     ``src[s]`` (``step`` apart; ``flip`` as for :func:`encode_piece`) to ``keys[:high - low]``,
     or with ``packed`` each key shifted into the upper half of a uint64 and its position in the
     lower half. Return whether some element is special (:func:`_special`), the least and the
-    greatest key, and the bits in which some key differs from the first one. A contiguous row
-    has a loop of its own, which LLVM vectorizes; no branch is on the data."""
+    greatest key, the bits in which some key differs from the first one, and that first key. A
+    contiguous row has a loop of its own, which LLVM vectorizes; no branch is on the data."""
     top, mask = _top(unit), _top(unit) * np.uint64(2) - np.uint64(1)
     first = _encode(np.uint64(src[s + low * step]), codec, top, mask) ^ flip
     least, greatest, varying, special = first, first, np.uint64(0), False
@@ -129,7 +129,7 @@ def _encode_keys(src, s, step, low, high, unit, keys, packed, codec, flip):
             key = _encode(bits, codec, top, mask) ^ flip
             keys[np.uint64(i)] = key << np.uint64(32) | np.uint64(low + i) if packed else key
             least, greatest, varying = min(least, key), max(greatest, key), varying | (key ^ first)
-    return special, least, greatest, varying
+    return special, least, greatest, varying, first
 
 
 @njit(inline="always")
@@ -561,9 +561,8 @@ def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summ
     key differs from the first one, that first key, and whether some element is special (see
     :func:`_special`)."""
     src = _typed_pointer(address, unit)
-    special, least, greatest, varying = _encode_keys(src, 0, step, low, high, unit, keys[low:],
-                                                     packed, codec, flip)
-    first = keys[low] >> np.uint64(32) if packed else np.uint64(keys[low])
+    special, least, greatest, varying, first = _encode_keys(src, 0, step, low, high, unit,
+                                                            keys[low:], packed, codec, flip)
     summary[0], summary[1], summary[2], summary[3] = least, greatest, varying, first
     summary[4] = special
 
