@@ -172,10 +172,11 @@ def _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts
         start = np.uint64(0)
         for run in range(runs):
             for i in range(start, ends[run]):
-                d = _digit(keys[i], least, shift, mask)
+                key = keys[i]  # once: the count's store might alias it for LLVM
+                d = _digit(key, least, shift, mask)
                 o = counts[d]
                 counts[d] = o + one
-                spare_keys[o] = keys[i]
+                spare_keys[o] = key
                 if with_order:
                     spare_order[o] = order[i]
             start = ends[run] + space
@@ -806,9 +807,10 @@ def _next_of_merge(first, first_order, i, second, second_order, j):
     """The next key of the stable merge of ``first[i:]`` and ``second[j:]`` (neither empty),
     its position (0 without orders) and whether it is the second run's; no branch on the keys,
     which would mispredict."""
-    a, b = first[i], second[j]
+    a, b = first[np.uint64(i)], second[np.uint64(j)]
     later = b < a
-    position = (second_order[j] if later else first_order[i]) if first_order.size else 0
+    position = (second_order[np.uint64(j)] if later else first_order[np.uint64(i)]) \
+        if first_order.size else 0
     return (b if later else a), position, later
 
 
@@ -816,25 +818,27 @@ def _next_of_merge(first, first_order, i, second, second_order, j):
 def _write_merged(dst, t, dst_step, key, position, with_order, codec, flip, top):
     """Write a merged key's value (or with orders its position) to place ``t``."""
     if with_order:
-        dst[t * dst_step] = position
+        dst[np.uint64(t * dst_step)] = position
     else:
-        dst[t * dst_step] = _decode(np.uint64(key) ^ flip, codec, top)
+        dst[np.uint64(t * dst_step)] = _decode(np.uint64(key) ^ flip, codec, top)
 
 
 @njit(inline="always")
 def _write_run(dst, t, dst_step, keys, order, low, high, codec, flip, top):
     """Write ``keys[low:high]``'s values (or with an ``order`` their positions) from place
-    ``t``, in a loop that LLVM vectorizes where places are contiguous."""
+    ``t``, in a loop that LLVM vectorizes where places are contiguous (and indices unsigned:
+    a signed one's wraparound check stops it)."""
     if dst_step != 1:
         for k in range(high - low):
             _write_merged(dst, t + k, dst_step, keys[low + k], order[low + k] if order.size
                           else 0, order.size > 0, codec, flip, top)
     elif order.size:
-        for k in range(high - low):
-            dst[t + k] = order[low + k]
+        for k in range(np.uint64(high - low)):
+            dst[np.uint64(t) + k] = order[np.uint64(low) + k]
     else:
-        for k in range(high - low):
-            dst[t + k] = _decode(np.uint64(keys[low + k]) ^ flip, codec, top)
+        for k in range(np.uint64(high - low)):
+            dst[np.uint64(t) + k] = _decode(np.uint64(keys[np.uint64(low) + k]) ^ flip, codec,
+                                            top)
 
 
 @njit(inline="always")
