@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
-from dlnumba.kernels import sorting
+from dlnumba.kernels import key_vectors, quicksort, sorting
 
 from helpers import ALL, COMPLEX, INTS, REAL_FLOATS, to_numpy
 
@@ -354,3 +354,40 @@ def test_results_are_new_c_contiguous_arrays():
 def test_bad_arguments(call, error):
     with pytest.raises(error):
         call()
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "int64", "float64"])
+@pytest.mark.parametrize("n", [129, 200, 513, 1000, 4097, 70_000])
+@pytest.mark.parametrize("values", ["full range", "least and greatest", "one value and a few",
+                                    "special"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_values_of_wide_keys_match_numpy(dtype, n, values, descending):
+    """Values whose keys differ in many bits (quicksorted where the CPU has the vectors):
+    lengths around the vectors' blocks, a pivot that is the least key, many keys equal to it,
+    and NaNs, infinities and zeros of both signs."""
+    rng = np.random.default_rng(n)
+    if dtype.startswith("float"):
+        a = (rng.standard_normal(n) * 1e6).astype(dtype)
+    else:
+        info = np.iinfo(dtype)
+        a = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    if values == "least and greatest":
+        a = np.where(rng.random(n) < 0.5, a.min(), a.max()).astype(dtype)
+    elif values == "one value and a few":
+        a[rng.random(n) < 0.9] = a[0]
+    elif values == "special":
+        for value in (np.nan, np.inf, -np.inf, 0.0, -0.0) if dtype.startswith("float") else ():
+            a[rng.integers(0, n, n // 10)] = value
+    check_sorts(a, dtype, 0, descending)
+
+
+@pytest.mark.skipif(not key_vectors.compresses(32), reason="the CPU lacks the quicksort's vectors")
+@pytest.mark.parametrize("splits", [0, 1, 3])
+@pytest.mark.parametrize("unit", [np.uint32, np.uint64])
+def test_quicksort_falls_back_to_heapsort(splits, unit):
+    """Ranges still long after their splits are heapsorted: the bound on any input's work."""
+    keys = np.random.default_rng(splits).integers(0, 1 << 20, 3000).astype(unit)
+    keys[::7] = 5
+    expected = np.sort(keys)
+    quicksort._quicksort(keys, np.empty_like(keys), keys.size, splits)
+    assert np.array_equal(keys, expected)

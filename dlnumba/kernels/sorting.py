@@ -3,7 +3,10 @@ the bits where the keys differ for long rows, a merge sort for short ones; one l
 sorted over the engine's threads, its values by counting where few bits of their keys differ,
 else in buckets of their top bits, see :func:`sort_row`, and a shorter one in two halves, one
 per thread, then merged, see :func:`sort_in_halves`), and the searches that use the same order.
-A real row whose keys never fall, or always fall, is copied in its order or reversed.
+A real row whose keys never fall, or always fall, is copied in its order or reversed. Where
+the CPU has AVX-512, keys of values that differ in more bits than two radix passes cover are
+quicksorted in vectors (:mod:`.quicksort`): equal keys are equal values, so the result is the
+stable sort's.
 
 Every element becomes an unsigned key of its own width whose integer order is the sort order:
 unsigned integers as they are, signed ones with the sign bit flipped, IEEE floats (float16,
@@ -37,6 +40,7 @@ from ..shared.plan import make_plan
 from ..shared.tags import UNITS
 from .threads import (PARALLEL_BYTES, PIECE, RUNNER_WORDS, THREADS, WORD, pieces_state,
                       run_in_parallel, run_pieces)
+from .quicksort import quicksort
 from .transfer import _typed_pointer
 from .walk import Direct, advance, compile_run, entry_point, odometer
 
@@ -55,6 +59,8 @@ _DIGIT, _ONE_PASS = 9, 10
 # sets, and their runs too short to read one by one).
 _GAP, _GAPPED = 8, 1 << 14
 _COUNTED_ROOM = 2 << _ONE_PASS  # a radix sort's counts: the digits' counts and ends
+_QUICKSORTED = 2 * _DIGIT  # keys of values that differ in more bits are quicksorted where
+# the target can (see .quicksort), values that take fewer radix passes are radix sorted
 _COUNTED = 16  # a long row of values whose keys differ in this many bits or fewer is counted
 # Other long rows of values are first split into buckets of about _BUCKET keys, runs of the
 # values of their top _PREFIX bits, which are then sorted in the cache, buckets of _FEW keys
@@ -291,6 +297,8 @@ def _sort_keys(keys, order, spare_keys, spare_order, n, counts, near):
         return False
     low_bit = _bit_length(varying & (np.uint64(0) - varying)) - 1
     bits = _bit_length((greatest - least) >> np.uint64(low_bit))
+    if not order.size and bits > _QUICKSORTED and quicksort(keys, spare_keys, n):
+        return False
     gapped = min(keys.size, spare_keys.size) >= n + (_GAP << _ONE_PASS)
     return _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts,
                   _GAP if gapped else 0)

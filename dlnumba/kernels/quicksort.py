@@ -1,0 +1,150 @@
+"""An unstable quicksort of unsigned keys in vectors (:mod:`.key_vectors`), for the sorts of
+values, where equal keys are equal values and no order among them shows.
+
+Each range of keys is partitioned in place around the median of a sample, a vector at a time
+(:func:`_partition`); ranges of a few vectors' keys are sorted by a sorting network, and a range
+that its partitions keep splitting unevenly by a heapsort, which bounds the work on any data.
+"""
+
+import numpy as np
+from .._numba import njit, overload
+
+from .key_vectors import compresses, key_lanes, partition_vector, sort_vectors
+
+_LEAF = 8  # ranges of up to this many vectors' keys are sorted by the network
+_UNROLL = 4  # vectors read from one side at once (one branch on the sides' room per block)
+
+
+@njit(inline="always")
+def _partition(keys, low, high, pivot, inclusive, stash, block):
+    """Partition ``keys[low:high]`` (at least two blocks of ``block`` vectors) in place: the
+    keys below ``pivot`` (or with ``inclusive`` not above it) first; return where the others
+    start. The first and last blocks wait in ``stash``, which leaves room at both ends for
+    whichever side is read next, the one with less room."""
+    lanes = key_lanes(keys)
+    width = block * lanes
+    stash[:width] = keys[low:low + width]
+    stash[width:2 * width] = keys[high - width:high]
+    left, right = low, high
+    read_left, read_right = low + width, high - width
+    while (read_right - read_left) % width:
+        count = min((read_right - read_left) % width, lanes)
+        below = partition_vector(keys, read_left, count, pivot, inclusive, keys, left, right)
+        left, right, read_left = left + below, right - (count - below), read_left + count
+    while read_left < read_right:
+        from_left = read_left - left <= right - read_right
+        for v in range(block):  # from the right, downward: its writes may reach the block
+            at = read_left + v * lanes if from_left else read_right - (v + 1) * lanes
+            below = partition_vector(keys, at, lanes, pivot, inclusive, keys, left, right)
+            left, right = left + below, right - (lanes - below)
+        if from_left:
+            read_left += width
+        else:
+            read_right -= width
+    for v in range(2 * block):
+        below = partition_vector(stash, v * lanes, lanes, pivot, inclusive, keys, left, right)
+        left, right = left + below, right - (lanes - below)
+    return left
+
+
+@njit(inline="always")
+def _pivot(keys, low, high, sample):
+    """The median of a vector of keys spread over ``keys[low:high]``."""
+    lanes = key_lanes(keys)
+    step = (high - low) // lanes
+    for k in range(lanes):
+        sample[k] = keys[low + k * step + step // 2]
+    sort_vectors(sample, 0, lanes, 1)
+    return sample[lanes // 2]
+
+
+@njit(inline="always")
+def _sift(keys, low, root, n):
+    """Move ``keys[low + root]`` down the max-heap of ``keys[low:low + n]``."""
+    key = keys[low + root]
+    while 2 * root + 1 < n:
+        child = 2 * root + 1
+        if child + 1 < n and keys[low + child + 1] > keys[low + child]:
+            child += 1
+        if keys[low + child] <= key:
+            break
+        keys[low + root] = keys[low + child]
+        root = child
+    keys[low + root] = key
+
+
+@njit(inline="always")
+def _heapsort(keys, low, high):
+    n = high - low
+    for root in range(n // 2 - 1, -1, -1):
+        _sift(keys, low, root, n)
+    for end in range(n - 1, 0, -1):
+        keys[low], keys[low + end] = keys[low + end], keys[low]
+        _sift(keys, low, 0, end)
+
+
+@njit(inline="always")
+def _sort_leaf(keys, low, high):
+    lanes, n = key_lanes(keys), high - low
+    if n <= lanes:
+        sort_vectors(keys, low, n, 1)
+    elif n <= 2 * lanes:
+        sort_vectors(keys, low, n, 2)
+    elif n <= 4 * lanes:
+        sort_vectors(keys, low, n, 4)
+    else:
+        sort_vectors(keys, low, n, 8)
+
+
+@njit(nogil=True)
+def _quicksort(keys, spare, n, splits):
+    """Sort ``keys[:n]`` in place (``spare``: room for ``2 * _UNROLL`` vectors of keys), a
+    range that is split ``splits`` times and still long by a heapsort."""
+    lanes = key_lanes(keys)
+    pending = np.empty((64, 3), np.int64)  # ranges waiting, the larger part of each split
+    pending[0, 0], pending[0, 1], pending[0, 2] = 0, n, splits
+    waiting = 1
+    while waiting:
+        waiting -= 1
+        low, high, splits = pending[waiting, 0], pending[waiting, 1], pending[waiting, 2]
+        while high - low > _LEAF * lanes:
+            if splits == 0:
+                _heapsort(keys, low, high)
+                low = high
+                break
+            splits -= 1
+            pivot = _pivot(keys, low, high, spare)
+            block = _UNROLL if high - low >= 4 * _UNROLL * lanes else 1
+            middle = _partition(keys, low, high, pivot, False, spare, block)
+            if middle == low:  # the pivot is the least key: its equals are in place
+                low = _partition(keys, low, high, pivot, True, spare, block)
+                continue
+            if middle - low < high - middle:
+                pending[waiting, 0], pending[waiting, 1] = middle, high
+                low, high = low, middle
+            else:
+                pending[waiting, 0], pending[waiting, 1] = low, middle
+                low = middle
+            pending[waiting, 2] = splits
+            waiting += 1
+        if high > low:
+            _sort_leaf(keys, low, high)
+
+
+def quicksort(keys, spare, n):
+    """Sort ``keys[:n]`` in place unless the target lacks the quicksort's vectors
+    (:func:`.key_vectors.compresses`); return whether it did (compiled only)."""
+
+
+@overload(quicksort)
+def _quicksort_overload(keys, spare, n):
+    if not compresses(keys.dtype.bitwidth):
+        return lambda keys, spare, n: False
+
+    def sort(keys, spare, n):
+        bits = 0
+        while n >> bits:
+            bits += 1
+        _quicksort(keys, spare, n, 2 * bits)  # twice the splits of even ones
+        return True
+    return sort
