@@ -8,8 +8,8 @@ would emulate the compress lane by lane, slower than the radix sort it replaces.
 
 from llvmlite import ir
 from .._numba import cgutils, intrinsic, types
+from .vectors import VECTOR_BYTES
 
-VECTOR_BYTES = 64
 _ALIGN = ir.Constant(ir.IntType(32), 1)  # keys are read and written at any element
 
 
@@ -42,10 +42,11 @@ def _splat(builder, vector, value):
 
 
 def _first(builder, lanes, count):
-    """The mask of the first ``count`` (an intp) of ``lanes`` lanes."""
-    index = ir.VectorType(ir.IntType(64), lanes)
-    return builder.icmp_unsigned("<", ir.Constant(index, list(range(lanes))),
-                                 _splat(builder, index, count))
+    """The mask of the first ``count`` (an intp, at most ``lanes``) of ``lanes`` lanes."""
+    one = ir.Constant(count.type, 1)
+    bits = builder.sub(builder.shl(one, count), one)
+    return builder.bitcast(builder.trunc(bits, ir.IntType(lanes)),
+                           ir.VectorType(ir.IntType(1), lanes))
 
 
 def _load(builder, address, vector, mask, fill):
@@ -61,14 +62,6 @@ def _store(builder, value, address, mask):
 def _address(context, builder, array_type, array, index, vector):
     data = context.make_array(array_type)(context, builder, array).data
     return builder.bitcast(builder.gep(data, [index]), vector.as_pointer())
-
-
-@intrinsic
-def key_lanes(typingctx, keys):
-    """How many of ``keys``'s elements a vector holds (a constant)."""
-    lanes = _vector(keys.dtype).count
-    return types.intp(keys), lambda context, builder, signature, args: context.get_constant(
-        types.intp, lanes)
 
 
 @intrinsic
@@ -156,6 +149,8 @@ def sort_vectors(typingctx, keys, at, count, vectors):
             left = builder.sub(n, ir.Constant(n.type, q * lanes))
             left = builder.select(builder.icmp_signed("<", left, ir.Constant(n.type, 0)),
                                   ir.Constant(n.type, 0), left)
+            left = builder.select(builder.icmp_signed(">", left, ir.Constant(n.type, lanes)),
+                                  ir.Constant(n.type, lanes), left)
             places.append(_address(context, builder, keys, array,
                                    builder.add(start, ir.Constant(start.type, q * lanes)),
                                    vector))

@@ -9,7 +9,8 @@ that its partitions keep splitting unevenly by a heapsort, which bounds the work
 import numpy as np
 from .._numba import njit, overload
 
-from .key_vectors import compresses, key_lanes, partition_vector, sort_vectors
+from .key_vectors import compresses, partition_vector, sort_vectors
+from .vectors import lanes as key_lanes
 
 _LEAF = 8  # ranges of up to this many vectors' keys are sorted by the network
 _UNROLL = 4  # vectors read from one side at once (one branch on the sides' room per block)
@@ -131,20 +132,64 @@ def _quicksort(keys, spare, n, splits):
             _sort_leaf(keys, low, high)
 
 
+@njit(nogil=True)
+def _split(first, first_n, second, second_n, spare):
+    """Partition ``first[:first_n]`` and ``second[:second_n]`` together into ``spare`` around
+    the median of a sample of both; return where the keys above it (or if none is below, the
+    keys above the least) start."""
+    lanes = key_lanes(spare)
+    sample = np.empty(2 * lanes, spare.dtype)
+    for k in range(lanes):
+        sample[k] = first[(2 * k + 1) * first_n // (2 * lanes)]
+        sample[lanes + k] = second[(2 * k + 1) * second_n // (2 * lanes)]
+    sort_vectors(sample, 0, 2 * lanes, 2)
+    pivot, n = sample[lanes], first_n + second_n
+    for inclusive in (False, True):
+        left, right = 0, n
+        for keys, count in ((first, first_n), (second, second_n)):
+            for at in range(0, count, lanes):
+                width = min(lanes, count - at)
+                below = partition_vector(keys, at, width, pivot, inclusive, spare, left, right)
+                left, right = left + below, right - (width - below)
+        if left:
+            return left
+    return n
+
+
+def quicksorts(keys):
+    """Whether :func:`quicksort` sorts ``keys`` on this target (compiled only)."""
+
+
+@overload(quicksorts)
+def _quicksorts_overload(keys):
+    sorts = compresses(keys.dtype.bitwidth)
+    return lambda keys: sorts
+
+
 def quicksort(keys, spare, n):
-    """Sort ``keys[:n]`` in place unless the target lacks the quicksort's vectors
-    (:func:`.key_vectors.compresses`); return whether it did (compiled only)."""
+    """Sort ``keys[:n]`` in place where :func:`quicksorts` (compiled only)."""
 
 
 @overload(quicksort)
 def _quicksort_overload(keys, spare, n):
     if not compresses(keys.dtype.bitwidth):
-        return lambda keys, spare, n: False
+        return lambda keys, spare, n: None
 
     def sort(keys, spare, n):
         bits = 0
         while n >> bits:
             bits += 1
         _quicksort(keys, spare, n, 2 * bits)  # twice the splits of even ones
-        return True
     return sort
+
+
+def split(first, first_n, second, second_n, spare):
+    """:func:`_split` where :func:`quicksorts` (compiled only)."""
+
+
+@overload(split)
+def _split_overload(first, first_n, second, second_n, spare):
+    if not compresses(spare.dtype.bitwidth):
+        return lambda first, first_n, second, second_n, spare: 0
+    return lambda first, first_n, second, second_n, spare: _split(first, first_n, second,
+                                                                  second_n, spare)

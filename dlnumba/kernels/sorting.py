@@ -40,7 +40,7 @@ from ..shared.plan import make_plan
 from ..shared.tags import UNITS
 from .threads import (PARALLEL_BYTES, PIECE, RUNNER_WORDS, THREADS, WORD, pieces_state,
                       run_in_parallel, run_pieces)
-from .quicksort import quicksort
+from .quicksort import quicksort, quicksorts, split
 from .transfer import _typed_pointer
 from .walk import Direct, advance, compile_run, entry_point, odometer
 
@@ -275,6 +275,27 @@ def _bit_length(value):
     return length
 
 
+@njit(inline="always")
+def _spread(keys, n):
+    """The least of ``keys[:n]``, the lowest bit where two of them differ and how many bits
+    from it up they span (0 where all are equal)."""
+    first = np.uint64(keys[0])
+    least, greatest, varying = first, first, np.uint64(0)
+    for i in range(n):
+        key = np.uint64(keys[i])
+        least, greatest, varying = min(least, key), max(greatest, key), varying | (key ^ first)
+    if varying == 0:
+        return least, 0, 0
+    low_bit = _bit_length(varying & (np.uint64(0) - varying)) - 1
+    return least, low_bit, _bit_length((greatest - least) >> np.uint64(low_bit))
+
+
+@njit(inline="always")
+def _near(keys, order, n):
+    """Try the insertion sort of a nearly sorted row (see ``_NEAR``); return whether it did."""
+    return _insertion(keys, order, 0, n, _NEAR, _NEAR_MOVES, min(_NEAR, n // 16))
+
+
 @njit(nogil=True)
 def _sort_keys(keys, order, spare_keys, spare_order, n, counts, near):
     """Sort ``keys[:n]`` stably (``order`` alongside unless it is empty, with as much room as
@@ -286,18 +307,13 @@ def _sort_keys(keys, order, spare_keys, spare_order, n, counts, near):
     sorted, and then the radix sort is not even compiled."""
     if counts is None:
         return _merge_sort(keys, order, spare_keys, spare_order, n)
-    if near and _insertion(keys, order, 0, n, _NEAR, _NEAR_MOVES, min(_NEAR, n // 16)):
+    if near and _near(keys, order, n):
         return False
-    first = np.uint64(keys[0])
-    least, greatest, varying = first, first, np.uint64(0)
-    for i in range(n):
-        key = np.uint64(keys[i])
-        least, greatest, varying = min(least, key), max(greatest, key), varying | (key ^ first)
-    if varying == 0:
+    least, low_bit, bits = _spread(keys, n)
+    if bits == 0:
         return False
-    low_bit = _bit_length(varying & (np.uint64(0) - varying)) - 1
-    bits = _bit_length((greatest - least) >> np.uint64(low_bit))
-    if not order.size and bits > _QUICKSORTED and quicksort(keys, spare_keys, n):
+    if not order.size and bits > _QUICKSORTED and quicksorts(keys):
+        quicksort(keys, spare_keys, n)
         return False
     gapped = min(keys.size, spare_keys.size) >= n + (_GAP << _ONE_PASS)
     return _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts,
@@ -784,16 +800,27 @@ _INFINITY = {_dtypes.float16: 0x7C00, _dtypes.bfloat16: 0x7F80, _dtypes.float32:
 
 @njit(nogil=True)
 def _sort_half(src, step, low, high, codec, flip, keys, spare, order, spare_order, counts,
-               special):
+               notes):
     """Write the keys of elements ``low`` to ``high`` of a real row (and their positions to
     ``order`` unless it is empty) to the start of ``keys`` and sort them there stably, through
     the spares, all with room for the radix sort's gaps (which leaves its result in ``keys``);
-    ``special[0]`` is set to whether some element is special (see :func:`_special`)."""
-    special[0] = _encode_keys(src, 0, step, low, high, keys, keys, False, codec, flip)[0]
+    ``notes[0]`` is set to whether some element is special (see :func:`_special`), ``notes[1]``
+    to whether the keys are left unsorted, for the quicksort of the whole row (values whose
+    keys differ in more than ``_QUICKSORTED`` bits, where the target quicksorts)."""
+    n = high - low
+    notes[0] = _encode_keys(src, 0, step, low, high, keys, keys, False, codec, flip)[0]
+    notes[1] = 0
     if order.size:
-        for i in range(high - low):
+        for i in range(n):
             order[i] = low + i
-    _sort_keys(keys, order, spare, spare_order, high - low, counts, True)
+    elif quicksorts(keys):
+        if _near(keys, order, n):
+            return
+        notes[1] = _spread(keys, n)[2] > _QUICKSORTED
+        if not notes[1]:
+            _sort_keys(keys, order, spare, spare_order, n, counts, False)
+        return
+    _sort_keys(keys, order, spare, spare_order, n, counts, True)
 
 
 @njit(inline="always")
@@ -913,20 +940,25 @@ def _merge_half(first, first_order, first_n, second, second_order, second_n, sta
                 codec, flip)
 
 
-# The words of a row sorted in halves (sort_in_halves), after the runner's: the phase (0: sort
-# the halves, 1: merge them), the row, its result, the work arrays' addresses, the flip and the
-# codec, then whether each half has special elements (_sort_half).
+# The words of a row sorted in halves (sort_in_halves), after the runner's: the phase, the row,
+# its result, the work arrays' addresses, the flip and the codec, each half's notes (whether it
+# has special elements, whether its keys are left for the quicksort: _sort_half), and where
+# the quicksort's split leaves the keys above its pivot. The phases: sort the halves, merge
+# them, split the keys of both, quicksort each part and write it.
 (_PHASE, _SRC, _SRC_STEP, _DST, _DST_STEP, _N, _KEYS, _SPARE, _ORDER, _SPARE_ORDER, _COUNTS,
  _FLIP, _CODEC) = range(13)
-_SPECIAL = _CODEC + 6
-_HALF_WORDS = _SPECIAL + 2
+_NOTES = _CODEC + 6
+_SPLIT = _NOTES + 4
+_HALF_WORDS = _SPLIT + 1
+_SORT, _MERGE, _SPLIT_KEYS, _QUICKSORT = range(4)
 
 
 @functools.cache
 def _halves_piece(itemsize, indices):
     """The address of ``piece(words, k)`` (:func:`.threads.pieces_state`) that sorts half
     ``k`` of a row of ``itemsize``-byte units, or writes half ``k`` of its result (values, or
-    with ``indices`` positions; ``words``: ``_PHASE`` to ``_SPECIAL``)."""
+    with ``indices`` positions; ``words``: ``_PHASE`` to ``_SPLIT``), or in the quicksort's
+    phases splits the keys of both halves (one piece) or quicksorts and writes part ``k``."""
     unit, position = UNITS[itemsize].dtype, _POSITION  # dtypes: a shipped piece is keyed by them
     result = position if indices else unit
 
@@ -947,20 +979,28 @@ def _halves_piece(itemsize, indices):
             order = spare_order = carray(_typed_pointer(words[_ORDER], position), 0)
         middle = n // 2
         low, high = (0, middle) if k == 0 else (middle, n)  # the half sorted, then written
-        if words[_PHASE] == 0:
-            half = slice(k * room, (k + 1) * room)
+        half, second = slice(k * room, (k + 1) * room), slice(room, 2 * room)
+        phase = words[_PHASE]
+        if phase == _SORT:
             counts = carray(_typed_pointer(words[_COUNTS], _TALLIES), 2 * _COUNTED_ROOM)
             _sort_half(_typed_pointer(words[_SRC], unit), words[_SRC_STEP], low, high, codec,
                        flip, keys[half], spare[half], order[half] if indices else order,
                        spare_order[half] if indices else spare_order,
                        counts[k * _COUNTED_ROOM:(k + 1) * _COUNTED_ROOM],
-                       words[_SPECIAL + k:_SPECIAL + k + 1])
+                       words[_NOTES + 2 * k:_NOTES + 2 * k + 2])
             return
-        second = slice(room, 2 * room)
+        if phase == _SPLIT_KEYS:
+            words[_SPLIT] = split(keys, middle, keys[second], n - middle, spare)
+            return
         step = words[_DST_STEP]  # positive: a pointer's writes would seem to change the runs
         dst = carray(_typed_pointer(words[_DST], result), (n - 1) * step + 1)
-        _merge_half(keys, order, middle, keys[second], order[second] if indices else order,
-                    n - middle, low, high, dst, step, codec, flip)
+        if phase == _MERGE:
+            _merge_half(keys, order, middle, keys[second], order[second] if indices else order,
+                        n - middle, low, high, dst, step, codec, flip)
+            return
+        low, high = (0, words[_SPLIT]) if k == 0 else (words[_SPLIT], n)
+        quicksort(spare[low:high], keys[half], high - low)
+        _write_run(dst, low, step, spare, order, low, high, codec, flip, _top(spare))
 
     return compile_run(piece, PIECE)
 
@@ -1085,7 +1125,9 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
 def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     """Sort one real row as :func:`sort_row` does, on two threads (``dst_step`` positive):
     each sorts the keys of half of the row in its cache (:func:`_sort_half`), then writes half
-    of the stable merge of the two (:func:`_merge_half`)."""
+    of the stable merge of the two (:func:`_merge_half`). Keys that :func:`_sort_half` leaves
+    for the quicksort are split around a pivot instead (:func:`.quicksort.split`), and each
+    thread quicksorts and writes one part."""
     room = n // 2 + 1 + (_GAP << _ONE_PASS)
     keys_bytes = -(-2 * room * unit.itemsize // ALIGNMENT) * ALIGNMENT
     order_bytes = 2 * room * _POSITION.itemsize if indices else 0
@@ -1095,14 +1137,20 @@ def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     spare_order = order + order_bytes
     counts = spare_order + order_bytes
     words = [0, src, src_step, dst, dst_step, n, keys, spare, order, spare_order, counts,
-             *np.array([flip, *codec], np.uint64).view(np.int64).tolist(), 0, 0]
+             *np.array([flip, *codec], np.uint64).view(np.int64).tolist(), 0, 0, 0, 0, 0]
     piece = _halves_piece(unit.itemsize, indices)
     sorting = pieces_state(piece, 2, words)
     run_pieces(sorting)
-    words[_PHASE] = 1
+    notes = sorting[RUNNER_WORDS + _NOTES:RUNNER_WORDS + _NOTES + 4]
+    words[_PHASE] = _MERGE
+    if notes[1::2].any():  # keys left for the quicksort
+        words[_PHASE] = _SPLIT_KEYS
+        splitting = pieces_state(piece, 1, words)
+        run_pieces(splitting)
+        words[_PHASE], words[_SPLIT] = _QUICKSORT, int(splitting[RUNNER_WORDS + _SPLIT])
     run_pieces(pieces_state(piece, 2, words))
     del owner  # the pieces are done with the work memory
-    if not indices and sorting[RUNNER_WORDS + _SPECIAL:].any():
+    if not indices and notes[::2].any():
         refill(src, src_step, dst, dst_step, n, unit, codec, flip)
 
 
