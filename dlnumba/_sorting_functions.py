@@ -1,4 +1,5 @@
-"""Sorting functions: sort, argsort (a stable radix sort, ``kernels.sorting``).
+"""Sorting functions: sort, argsort (``kernels.sorting``: a stable radix sort, and for values
+with AVX-512 a quicksort of their keys).
 
 The order is NumPy's: NaNs after +inf (before everything when descending), -0 equal to +0,
 complex numbers by real part then imaginary part, NaN components after numbers. Every sort is
@@ -29,8 +30,10 @@ def sort(x: ndarray, /, *, axis: int = -1, descending: bool = False,
     descending : bool
         Largest first (NaNs first); equal elements still keep their order.
     stable : bool
-        Ignored: every sort is stable (a radix sort, or for values whose keys differ in few
-        bits a counting sort, neither of which costs more for it).
+        Ignored: every sort gives the stable result (a radix sort, or for values whose keys
+        differ in few bits a counting sort, neither of which costs more for it; the quicksort
+        of values whose keys differ in many bits, on CPUs with AVX-512, gives it too, since
+        equal keys are equal values).
     """
     return _sort("sort", x, axis, descending, stable, None)
 
