@@ -76,6 +76,7 @@ def _sift(keys, low, root, n):
 
 @njit(inline="always")
 def _heapsort(keys, low, high):
+    """Sort ``keys[low:high]`` in place by a heapsort."""
     n = high - low
     for root in range(n // 2 - 1, -1, -1):
         _sift(keys, low, root, n)
@@ -86,6 +87,8 @@ def _heapsort(keys, low, high):
 
 @njit(inline="always")
 def _sort_leaf(keys, low, high):
+    """Sort ``keys[low:high]`` (at most ``_LEAF`` vectors' keys) by the fewest vectors that
+    hold them."""
     lanes, n = key_lanes(keys), high - low
     if n <= lanes:
         sort_vectors(keys, low, n, 1)
