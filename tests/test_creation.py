@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dlnumba as xp
@@ -462,13 +462,19 @@ def test_arange_ints(start, stop, step):
 
 @given(st.floats(-100, 100), st.floats(-100, 100),
        st.floats(-10, 10).filter(lambda v: abs(v) > 0.05))
+@example(0.0, 5e-324, 2.0)
+@example(0.0, -5e-324, -2.0)
 def test_arange_floats(start, stop, step):
-    """Float arange equals NumPy's and has ceil((stop - start) / step) elements."""
+    """Float arange equals NumPy's and has ceil((stop - start) / step) elements: one where that
+    quotient underflows to zero but is positive (subnormal ``stop - start``)."""
     x = xp.arange(start, stop, step)
     expected = np.arange(start, stop, step)
     assert x.dtype is xp.float64
     assert_same(np.from_dlpack(x), expected)
-    assert x.shape[0] == max(0, math.ceil((stop - start) / step))
+    delta = stop - start
+    quotient = delta / step
+    length = math.ceil(quotient) if quotient or not delta else int((delta > 0) == (step > 0))
+    assert x.shape[0] == max(0, length)
 
 
 @given(st.sampled_from([d for d in NP_DTYPES if d.kind in "iuf"]),
