@@ -310,10 +310,18 @@ def _sort_keys(keys, order, spare_keys, spare_order, n, counts, near):
     if near and _near(keys, order, n):
         return False
     least, low_bit, bits = _spread(keys, n)
-    if bits == 0:
-        return False
     if not order.size and bits > _QUICKSORTED and quicksorts(keys):
         quicksort(keys, spare_keys, n)
+        return False
+    return _radix_keys(keys, order, spare_keys, spare_order, n, counts, least, low_bit, bits)
+
+
+@njit(inline="always")
+def _radix_keys(keys, order, spare_keys, spare_order, n, counts, least, low_bit, bits):
+    """:func:`_radix` of ``keys[:n]`` whose :func:`_spread` is ``least, low_bit, bits`` (none
+    where they are all equal), with gaps where the arrays have room; returns whether the result
+    is in the spares."""
+    if bits == 0:
         return False
     gapped = min(keys.size, spare_keys.size) >= n + (_GAP << _ONE_PASS)
     return _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts,
@@ -816,9 +824,10 @@ def _sort_half(src, step, low, high, codec, flip, keys, spare, order, spare_orde
     elif quicksorts(keys):
         if _near(keys, order, n):
             return
-        notes[1] = _spread(keys, n)[2] > _QUICKSORTED
+        least, low_bit, bits = _spread(keys, n)
+        notes[1] = bits > _QUICKSORTED
         if not notes[1]:
-            _sort_keys(keys, order, spare, spare_order, n, counts, False)
+            _radix_keys(keys, order, spare, spare_order, n, counts, least, low_bit, bits)
         return
     _sort_keys(keys, order, spare, spare_order, n, counts, True)
 
