@@ -176,7 +176,7 @@ def test_one_row_in_halves_matches_stable_numpy(case, data):
         check_sorts(a, dtype, axis, data.draw(st.booleans()))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "int16", "uint64"])
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "bfloat16", "int16", "uint64"])
 @pytest.mark.parametrize("values", ["permutation", "few", "special"])
 @pytest.mark.parametrize("descending", [False, True])
 def test_rows_sorted_in_halves_match_stable_numpy(dtype, values, descending):

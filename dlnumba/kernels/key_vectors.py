@@ -65,13 +65,17 @@ def _address(context, builder, array_type, array, index, vector):
 
 
 @intrinsic
-def partition_vector(typingctx, src, at, count, pivot, inclusive, dst, left, right):
+def partition_vector(typingctx, src, at, count, pivot, inclusive, dst, left, right, slack):
     """Read ``src[at:at + count]`` (``count`` at most a vector's lanes) and write the keys
     below ``pivot`` (or with ``inclusive`` not above it) from ``dst[left]`` on, the others to
-    end at ``dst[right]``, in their order; return how many were below."""
+    end at ``dst[right]``, in their order; return how many were below. With ``slack`` (a
+    literal) the whole vector is stored at ``dst[left]``, where the places past the keys below
+    are free (a masked store costs more)."""
+    if not isinstance(slack, types.BooleanLiteral):
+        return None
 
     def codegen(context, builder, signature, args):
-        source, start, n, bound, equal_too, target, low, high = args
+        source, start, n, bound, equal_too, target, low, high = args[:8]
         vector = _vector(src.dtype)
         valid = _first(builder, vector.count, n)
         keys = _load(builder, _address(context, builder, src, source, start, vector), vector,
@@ -85,33 +89,60 @@ def partition_vector(typingctx, src, at, count, pivot, inclusive, dst, left, rig
         lower = builder.zext(_intrinsic(builder, f"llvm.ctpop.i{vector.count}", bits.type,
                                         [bits]), ir.IntType(64))
         compress = f"llvm.x86.avx512.mask.compress.v{vector.count}i{vector.element.width}"
-        for mask, place, written in ((below, low, lower),
-                                     (above, builder.sub(high, builder.sub(n, lower)),
-                                      builder.sub(n, lower))):
+        for mask, place, written, whole in (
+                (below, low, lower, slack.literal_value),
+                (above, builder.sub(high, builder.sub(n, lower)), builder.sub(n, lower), False)):
             packed = _intrinsic(builder, compress, vector,
                                 [keys, ir.Constant(vector, ir.Undefined), mask])
-            _store(builder, packed, _address(context, builder, dst, target, place, vector),
-                   _first(builder, vector.count, written))
+            address = _address(context, builder, dst, target, place, vector)
+            if whole:
+                builder.store(packed, address, align=1)
+            else:
+                _store(builder, packed, address, _first(builder, vector.count, written))
         return lower
 
     return types.intp(src, types.intp, types.intp, src.dtype, types.boolean, dst, types.intp,
-                      types.intp), codegen
+                      types.intp, slack), codegen
 
 
 def _network(builder, vectors):
     """The lanes of ``vectors`` (a power of two of them) sorted ascending, first vector
-    first: a bitonic network, lanes exchanged by shuffles within a vector, across vectors
-    lane by lane."""
+    first: a bitonic network. Keys a stage compares across vectors are compared lane by lane;
+    keys it compares within a vector are first gathered from each pair of vectors into one of
+    the keys that take the lesser and one of the others (shuffles of two vectors), and stay
+    so gathered until a stage across vectors."""
     vector = vectors[0].type
     lanes, width = vector.count, vector.element.width
     low, high = (lambda a, b, op=op: _intrinsic(builder, f"llvm.{op}.v{lanes}i{width}", vector,
                                                 [a, b]) for op in ("umin", "umax"))
+    if len(vectors) == 1:
+        return [_network_in_one(builder, vectors[0], low, high)]
     vectors, total = list(vectors), len(vectors) * lanes
+    slots = list(range(total))  # the lane of each key, counted over all the vectors
+
+    def gather(group, firsts, seconds):
+        """Vectors ``group`` and ``group + 1`` as the keys ``firsts`` and ``seconds``."""
+        base = group * lanes
+        pair = vectors[group], vectors[group + 1]
+        for v, keys in enumerate((firsts, seconds)):
+            lanes_of = ir.Constant(ir.VectorType(ir.IntType(32), lanes),
+                                   [slots[key] - base for key in keys])
+            vectors[group + v] = builder.shuffle_vector(*pair, lanes_of)
+            for lane, key in enumerate(keys):
+                slots[key] = base + v * lanes + lane
+
+    def in_order():
+        for group in range(0, len(vectors), 2):
+            if any(slots[key] != key for key in range(group * lanes, (group + 2) * lanes)):
+                gather(group, range(group * lanes, (group + 1) * lanes),
+                       range((group + 1) * lanes, (group + 2) * lanes))
+
     size = 2
     while size <= total:
         distance = size // 2
         while distance:
             if distance >= lanes:
+                in_order()
                 for q in range(len(vectors)):
                     p = q ^ distance // lanes
                     if p > q:
@@ -119,18 +150,36 @@ def _network(builder, vectors):
                         ascending = (q * lanes) & size == 0
                         vectors[q], vectors[p] = pair if ascending else pair[::-1]
             else:
-                partners = ir.Constant(ir.VectorType(ir.IntType(32), lanes),
-                                       [i ^ distance for i in range(lanes)])
-                for q, keys in enumerate(vectors):
-                    other = builder.shuffle_vector(keys, keys, partners)
-                    takes_low = [int(((q * lanes + i) & size == 0) == (i & distance == 0))
-                                 for i in range(lanes)]
-                    vectors[q] = builder.select(
-                        ir.Constant(ir.VectorType(ir.IntType(1), lanes), takes_low),
-                        low(keys, other), high(keys, other))
+                for group in range(0, len(vectors), 2):
+                    lesser = [key if key & size == 0 else key ^ distance
+                              for key in range(group * lanes, (group + 2) * lanes)
+                              if key & distance == 0]
+                    gather(group, lesser, [key ^ distance for key in lesser])
+                    pair = vectors[group], vectors[group + 1]
+                    vectors[group], vectors[group + 1] = low(*pair), high(*pair)
             distance //= 2
         size *= 2
+    in_order()
     return vectors
+
+
+def _network_in_one(builder, keys, low, high):
+    """The lanes of one vector sorted ascending: a bitonic network, each stage's partners
+    exchanged by a shuffle."""
+    lanes = keys.type.count
+    size = 2
+    while size <= lanes:
+        distance = size // 2
+        while distance:
+            partners = ir.Constant(ir.VectorType(ir.IntType(32), lanes),
+                                   [i ^ distance for i in range(lanes)])
+            other = builder.shuffle_vector(keys, keys, partners)
+            takes_low = [int((i & size == 0) == (i & distance == 0)) for i in range(lanes)]
+            keys = builder.select(ir.Constant(ir.VectorType(ir.IntType(1), lanes), takes_low),
+                                  low(keys, other), high(keys, other))
+            distance //= 2
+        size *= 2
+    return keys
 
 
 @intrinsic

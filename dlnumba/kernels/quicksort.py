@@ -12,7 +12,7 @@ from .._numba import njit, overload
 from .key_vectors import compresses, partition_vector, sort_vectors
 from .vectors import lanes as key_lanes
 
-_LEAF = 8  # ranges of up to this many vectors' keys are sorted by the network
+_LEAF = 16  # ranges of up to this many vectors' keys are sorted by the network
 _UNROLL = 4  # vectors read from one side at once (one branch on the sides' room per block)
 
 
@@ -30,20 +30,23 @@ def _partition(keys, low, high, pivot, inclusive, stash, block):
     read_left, read_right = low + width, high - width
     while (read_right - read_left) % width:
         count = min((read_right - read_left) % width, lanes)
-        below = partition_vector(keys, read_left, count, pivot, inclusive, keys, left, right)
+        below = partition_vector(keys, read_left, count, pivot, inclusive, keys, left, right,
+                                 False)
         left, right, read_left = left + below, right - (count - below), read_left + count
     while read_left < read_right:
         from_left = read_left - left <= right - read_right
         for v in range(block):  # from the right, downward: its writes may reach the block
             at = read_left + v * lanes if from_left else read_right - (v + 1) * lanes
-            below = partition_vector(keys, at, lanes, pivot, inclusive, keys, left, right)
+            below = partition_vector(keys, at, lanes, pivot, inclusive, keys, left, right,
+                                     True)  # past its keys below: read or free places
             left, right = left + below, right - (lanes - below)
         if from_left:
             read_left += width
         else:
             read_right -= width
     for v in range(2 * block):
-        below = partition_vector(stash, v * lanes, lanes, pivot, inclusive, keys, left, right)
+        below = partition_vector(stash, v * lanes, lanes, pivot, inclusive, keys, left, right,
+                                 False)
         left, right = left + below, right - (lanes - below)
     return left
 
@@ -96,8 +99,12 @@ def _sort_leaf(keys, low, high):
         sort_vectors(keys, low, n, 2)
     elif n <= 4 * lanes:
         sort_vectors(keys, low, n, 4)
-    else:
+    elif n <= 8 * lanes:
         sort_vectors(keys, low, n, 8)
+    elif n <= 16 * lanes:
+        sort_vectors(keys, low, n, 16)
+    else:
+        sort_vectors(keys, low, n, 32)
 
 
 @njit(nogil=True)
@@ -152,7 +159,8 @@ def _split(first, first_n, second, second_n, spare):
         for keys, count in ((first, first_n), (second, second_n)):
             for at in range(0, count, lanes):
                 width = min(lanes, count - at)
-                below = partition_vector(keys, at, width, pivot, inclusive, spare, left, right)
+                below = partition_vector(keys, at, width, pivot, inclusive, spare, left, right,
+                                         False)
                 left, right = left + below, right - (width - below)
         if left:
             return left

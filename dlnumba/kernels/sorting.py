@@ -806,6 +806,16 @@ _INFINITY = {_dtypes.float16: 0x7C00, _dtypes.bfloat16: 0x7F80, _dtypes.float32:
              _dtypes.complex128: 0x7FF0000000000000}
 
 
+@njit(inline="always")
+def _split_rather(keys, bits):
+    """Whether the halves of a row of values whose keys differ in ``bits`` bits are better
+    split around a pivot and quicksorted than radix sorted and merged: from two radix passes
+    for 32-bit keys, from four for 64-bit keys (a radix pass costs about the same for both,
+    the quicksort's vectors hold half as many 64-bit keys)."""
+    passes = 1 if bits <= _ONE_PASS else (bits + _DIGIT - 1) // _DIGIT
+    return passes >= keys.itemsize // 2
+
+
 @njit(nogil=True)
 def _sort_half(src, step, low, high, codec, flip, keys, spare, order, spare_order, counts,
                notes):
@@ -813,8 +823,8 @@ def _sort_half(src, step, low, high, codec, flip, keys, spare, order, spare_orde
     ``order`` unless it is empty) to the start of ``keys`` and sort them there stably, through
     the spares, all with room for the radix sort's gaps (which leaves its result in ``keys``);
     ``notes[0]`` is set to whether some element is special (see :func:`_special`), ``notes[1]``
-    to whether the keys are left unsorted, for the quicksort of the whole row (values whose
-    keys differ in more than ``_QUICKSORTED`` bits, where the target quicksorts)."""
+    to whether the keys are left unsorted, for the quicksort of the whole row (see
+    :func:`_split_rather`)."""
     n = high - low
     notes[0] = _encode_keys(src, 0, step, low, high, keys, keys, False, codec, flip)[0]
     notes[1] = 0
@@ -825,7 +835,7 @@ def _sort_half(src, step, low, high, codec, flip, keys, spare, order, spare_orde
         if _near(keys, order, n):
             return
         least, low_bit, bits = _spread(keys, n)
-        notes[1] = bits > _QUICKSORTED
+        notes[1] = _split_rather(keys, bits)
         if not notes[1]:
             _radix_keys(keys, order, spare, spare_order, n, counts, least, low_bit, bits)
         return
