@@ -381,6 +381,28 @@ def test_values_of_wide_keys_match_numpy(dtype, n, values, descending):
     check_sorts(a, dtype, 0, descending)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("n", [50, 5000, 70_000, "long"])
+@pytest.mark.parametrize("nans", ["np.nan", "other bits"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_nans_keep_their_bits(dtype, n, nans, descending):
+    """Every NaN's key decodes to ``np.nan``'s bits; rows with other NaNs (negative, with a
+    payload) get theirs back, in their order in the row, on every path (merged, radix sorted,
+    in halves, over threads)."""
+    if n == "long":
+        n = 3 * (sorting.PARALLEL_BYTES // np.dtype(dtype).itemsize) // 2
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal(n) * 100).astype(dtype)
+    a[rng.random(n) < 0.1] = np.nan
+    if nans == "other bits":
+        bits = a.view(f"u{a.itemsize}")
+        top = np.array(1 << (8 * a.itemsize - 1), bits.dtype)
+        others = np.flatnonzero(np.isnan(a))[::3]
+        bits[others] |= top  # -nan
+        bits[others[::2]] += 1  # and a payload
+    check_sorts(a, dtype, 0, descending)
+
+
 @pytest.mark.skipif(not key_vectors.compresses(32), reason="the CPU lacks the quicksort's vectors")
 @pytest.mark.parametrize("splits", [0, 1, 3])
 @pytest.mark.parametrize("unit", [np.uint32, np.uint64])

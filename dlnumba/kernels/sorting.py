@@ -11,13 +11,14 @@ stable sort's.
 Every element becomes an unsigned key of its own width whose integer order is the sort order:
 unsigned integers as they are, signed ones with the sign bit flipped, IEEE floats (float16,
 bfloat16, float32, float64) with the sign bit set on positives and negatives negated (which
-keeps the zero bits at the end of both). Every NaN gets the largest key and both zeros the key
-of +0, so NaNs sort last (first when descending, where keys are inverted) and equal values keep
-their order: both sorts are stable. A sorted row of values is decoded from its keys, and the
-NaNs and zeros, whose keys lost their bits, are then written again in the order they have in the
-row. Complex numbers have three keys, compared in turn as NumPy orders them: which parts are NaN
-(none, imaginary, real, both), the real part, the imaginary part; a complex row is sorted by
-positions.
+keeps the zero bits at the end of both). Every NaN gets the key of ``np.nan`` (the positive
+quiet NaN with no payload), above +inf's, and both zeros the key of +0, so NaNs sort last
+(first when descending, where keys are inverted) and equal values keep their order: both sorts
+are stable. A sorted row of values is decoded from its keys; where the row has other NaNs or a
+-0, whose keys lost their bits, those are then written again in the order they have in the
+row. Complex numbers
+have three keys, compared in turn as NumPy orders them: which parts are NaN (none, imaginary,
+real, both), the real part, the imaginary part; a complex row is sorted by positions.
 
 Layouts follow the copy engine: the dimensions other than the sorted one are a plan (``shape``,
 two strides arrays, at least 2-D) walked with a runtime number of dimensions; the sorted axis is
@@ -64,8 +65,9 @@ _QUICKSORTED = 2 * _DIGIT  # keys of values that differ in more bits are quickso
 _COUNTED = 16  # a long row of values whose keys differ in this many bits or fewer is counted
 # Other long rows of values are first split into buckets of about _BUCKET keys, runs of the
 # values of their top _PREFIX bits, which are then sorted in the cache, buckets of _FEW keys
-# or fewer by insertion.
-_PREFIX, _BUCKET, _FEW = 16, 2048, 32
+# or fewer by insertion. Each bucket is followed by at least _SPACED free places: buckets of
+# equal counts would start a power of two apart, in the same cache sets.
+_PREFIX, _BUCKET, _FEW, _SPACED = 16, 16384, 32, 16
 HALVES = 1 << 15  # a row of this many elements or more is sorted in halves on two threads
 # Rows that are nearly sorted, as is data with a few areas out of order, are sorted by
 # insertion, which stops when a key moves farther than _NEAR places or the keys so far have
@@ -81,12 +83,20 @@ def _top(unit):
 
 
 @njit(inline="always")
-def _encode(bits, codec, top, mask):
-    """The key of the stored bits ``bits`` (a uint64; ``top`` is the unit's sign bit, ``mask``
-    all of its bits). Every branch is on data: a runtime kind would make LLVM copy loops."""
+def _nan_key(infinity, top):
+    """The key of every NaN (``infinity``: a codec's largest magnitude that is not NaN): that of
+    ``np.nan``, the positive quiet NaN with no payload, which is what it decodes to; above
+    +inf's (integers have no NaN)."""
+    return infinity | (infinity & (np.uint64(0) - infinity)) >> np.uint64(1) | top
+
+
+@njit(inline="always")
+def _encode(bits, codec, top):
+    """The key of the stored bits ``bits`` (a uint64; ``top`` is the unit's sign bit). Every
+    branch is on data: a runtime kind would make LLVM copy loops."""
     infinity, positive, negative, zero_bits, zero_key, negated = codec
     if bits & ~top > infinity:
-        return mask
+        return _nan_key(infinity, top)
     if bits & zero_bits == 0:
         return zero_key
     sign = bits & top  # two selects, not one of two sums: that vectorizes
@@ -104,9 +114,10 @@ def _decode(key, codec, top):
 
 @njit(inline="always")
 def _special(bits, codec, top):
-    """Whether the element of stored bits ``bits`` (a uint64) is a NaN or a zero that is not
-    +0, whose key loses its bits (see :func:`_refill`)."""
-    return (bits & ~top > codec[0]) | ((bits & codec[3] == 0) & (bits != 0))
+    """Whether the element of stored bits ``bits`` (a uint64) is a NaN other than ``np.nan`` or
+    a zero that is not +0, whose key loses its bits (see :func:`_refill`)."""
+    nan = (bits & ~top > codec[0]) & (bits != _nan_key(codec[0], top) ^ top)
+    return nan | ((bits & codec[3] == 0) & (bits != 0))
 
 
 @njit(inline="always")
@@ -117,22 +128,22 @@ def _encode_keys(src, s, step, low, high, unit, keys, packed, codec, flip):
     lower half. Return whether some element is special (:func:`_special`), the least and the
     greatest key, the bits in which some key differs from the first one, and that first key. A
     contiguous row has a loop of its own, which LLVM vectorizes; no branch is on the data."""
-    top, mask = _top(unit), _top(unit) * np.uint64(2) - np.uint64(1)
-    first = _encode(np.uint64(src[s + low * step]), codec, top, mask) ^ flip
+    top = _top(unit)
+    first = _encode(np.uint64(src[s + low * step]), codec, top) ^ flip
     least, greatest, varying, special = first, first, np.uint64(0), False
     start = s + low * step
     if step == 1:
         for i in range(high - low):
             bits = np.uint64(src[start + i])
             special |= _special(bits, codec, top)
-            key = _encode(bits, codec, top, mask) ^ flip
+            key = _encode(bits, codec, top) ^ flip
             keys[np.uint64(i)] = key << np.uint64(32) | np.uint64(low + i) if packed else key
             least, greatest, varying = min(least, key), max(greatest, key), varying | (key ^ first)
     else:
         for i in range(high - low):
             bits = np.uint64(src[start + i * step])
             special |= _special(bits, codec, top)
-            key = _encode(bits, codec, top, mask) ^ flip
+            key = _encode(bits, codec, top) ^ flip
             keys[np.uint64(i)] = key << np.uint64(32) | np.uint64(low + i) if packed else key
             least, greatest, varying = min(least, key), max(greatest, key), varying | (key ^ first)
     return special, least, greatest, varying, first
@@ -445,13 +456,13 @@ def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare
 
 
 @njit(inline="always")
-def _first_at_least(row, t, step, n, key, codec, flip, top, mask):
+def _first_at_least(row, t, step, n, key, codec, flip, top):
     """The first place of a sorted row of values whose key is ``key`` or more (``n`` if
     none)."""
     low, high = 0, n
     while low < high:
         middle = (low + high) // 2
-        if _encode(np.uint64(row[t + middle * step]), codec, top, mask) ^ flip < key:
+        if _encode(np.uint64(row[t + middle * step]), codec, top) ^ flip < key:
             low = middle + 1
         else:
             high = middle
@@ -462,10 +473,11 @@ def _first_at_least(row, t, step, n, key, codec, flip, top, mask):
 def _refill(src, s, src_step, dst, t, dst_step, n, unit, codec, flip):
     """Write a sorted row's NaNs and zeros again, with their own bits, in their order in the
     row (their keys lost those bits)."""
-    top, mask = _top(unit), _top(unit) * np.uint64(2) - np.uint64(1)
+    top = _top(unit)
     infinity, zero_bits = codec[0], codec[3]
-    nan_slot = _first_at_least(dst, t, dst_step, n, mask ^ flip, codec, flip, top, mask)
-    zero_slot = _first_at_least(dst, t, dst_step, n, codec[4] ^ flip, codec, flip, top, mask)
+    nan_slot = _first_at_least(dst, t, dst_step, n, _nan_key(infinity, top) ^ flip, codec,
+                               flip, top)
+    zero_slot = _first_at_least(dst, t, dst_step, n, codec[4] ^ flip, codec, flip, top)
     for i in range(n):
         bits = src[s + i * src_step]
         if np.uint64(bits) & ~top > infinity:
@@ -489,7 +501,7 @@ def _sort_order(src, s, src_step, n, codec, flip, components, keys, spare, order
                 counts):
     """The positions that sort one row stably: by each key, the least significant first (a
     complex number's NaN parts, real part, imaginary part)."""
-    top, mask = _top(keys), _top(keys) * np.uint64(2) - np.uint64(1)
+    top = _top(keys)
     for i in range(n):
         order[i] = i
     for part in range(components - 1, -1 - (components > 1), -1):
@@ -499,7 +511,7 @@ def _sort_order(src, s, src_step, n, codec, flip, components, keys, spare, order
         else:
             for i in range(n):
                 bits = np.uint64(src[(s + order[i] * src_step) * components + part])
-                keys[i] = _encode(bits, codec, top, mask) ^ flip
+                keys[i] = _encode(bits, codec, top) ^ flip
         if _sort_keys(keys, order, spare, spare_order, n, counts, True):
             for i in range(n):
                 order[i] = spare_order[i]
@@ -621,7 +633,7 @@ def count_piece(keys, low, high, least, shift, mask, counts):
 @entry_point()
 def move_piece(keys, low, high, least, shift, mask, buckets, offsets, spare):
     """Move ``keys[low:high]`` to the uint64 ``offsets`` of their bucket, ``buckets[digit]``
-    (see :func:`count_piece`), counting up, in ``spare``."""
+    (uint16, see :func:`count_piece`), counting up, in ``spare``."""
     for i in range(low, high):
         key = keys[np.uint64(i)]
         b = buckets[_digit(key, least, shift, mask)]
@@ -661,19 +673,22 @@ def scatter_piece(keys, order, low, high, least, shift, mask, offsets, spare_key
 
 
 @entry_point()
-def finish_piece(keys, spare, ends, first, last, counts, address, step, codec, flip):
-    """Sort buckets ``first`` to ``last`` of a row's ``keys`` (bucket ``b`` ends at place
-    ``ends[b]``) and write their values to the row at ``address`` (``step`` apart): a few keys
-    by insertion, more by a radix sort through ``spare`` on the bits where they differ
-    (:func:`_sort_keys`, counted in the uint64 ``counts``), all in the cache."""
+def finish_piece(keys, spare, ends, starts, first, last, counts, address, step, codec, flip):
+    """Sort buckets ``first`` to ``last`` of a row's ``keys`` (bucket ``b`` holds places
+    ``ends[b - 1]`` to ``ends[b]`` of the row, and starts at ``starts[b]`` in ``keys``, with
+    room up to ``starts[b + 1]``) and write their values to the row at ``address`` (``step``
+    apart): a few keys by insertion, more by :func:`_sort_keys` through ``spare`` (counted in
+    the uint64 ``counts``), all in the cache."""
     values = _typed_pointer(address, keys)
     top, one, no_order = _top(keys), np.uint64(1), np.empty(0, np.int64)
     for b in range(first, last):
-        start, stop = np.uint64(ends[b - 1] if b else 0), np.uint64(ends[b])
+        place = np.uint64(ends[b - 1] if b else 0)
+        start, room = np.uint64(starts[b]), np.uint64(starts[b + 1])
+        stop = start + np.uint64(ends[b]) - place
         sorted_keys = keys
         if stop - start > _FEW:
             # no insertion first: each of the many buckets would pay for a failed try
-            if _sort_keys(keys[start:stop], no_order, spare[start:stop], no_order,
+            if _sort_keys(keys[start:room], no_order, spare[start:room], no_order,
                           np.int64(stop - start), counts, False):
                 sorted_keys = spare
         else:
@@ -684,7 +699,8 @@ def finish_piece(keys, spare, ends, first, last, counts, address, step, codec, f
                     j -= one
                 keys[j] = key
         for i in range(start, stop):
-            values[np.int64(i) * step] = _decode(np.uint64(sorted_keys[i]) ^ flip, codec, top)
+            values[np.int64(place + i - start) * step] = _decode(np.uint64(sorted_keys[i]) ^ flip,
+                                                                 codec, top)
 
 
 @entry_point()
@@ -715,14 +731,13 @@ def refill(src_address, src_step, dst_address, dst_step, n, unit, codec, flip):
 def _compare(a, i, b, j, codec, components, top):
     """-1, 0 or 1 as element ``i`` of ``a`` sorts before, with or after element ``j`` of ``b``
     (element positions; NaNs compare equal to each other here)."""
-    mask = top * np.uint64(2) - np.uint64(1)
     if components > 1:
         p, q = _nan_parts(a, i, codec[0], top), _nan_parts(b, j, codec[0], top)
         if p != q:
             return -1 if p < q else 1
     for c in range(components):
-        p = _encode(np.uint64(a[i * components + c]), codec, top, mask)
-        q = _encode(np.uint64(b[j * components + c]), codec, top, mask)
+        p = _encode(np.uint64(a[i * components + c]), codec, top)
+        q = _encode(np.uint64(b[j * components + c]), codec, top)
         if p != q:
             return -1 if p < q else 1
     return 0
@@ -1237,7 +1252,7 @@ def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
     size = max(1, min(_BUCKET, n // (16 * len(pieces))))  # short rows: buckets to share
     runs = ((np.cumsum(totals) - totals) // size).astype(np.int64)
     new = np.diff(runs, prepend=-1) != 0  # the prefix values that start a bucket
-    buckets = (np.cumsum(new) - 1).astype(np.uint64)
+    buckets = (np.cumsum(new) - 1).astype(np.uint16)  # a table that stays in the cache
     counts = np.add.reduceat(counts, np.flatnonzero(new), axis=1)
     totals = counts.sum(0)
     ends = np.cumsum(totals)
@@ -1245,11 +1260,15 @@ def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
     shares = np.diff(np.append(np.uint64(0), ends)[cuts])
     if shares.max() > 5 * n // (4 * len(pieces)):
         return False
-    offsets = np.cumsum(counts, 0) - counts + (ends - totals)
-    spare = _room(n, keys.dtype)
+    # room after each bucket: a long one's for the gaps of its radix sort (see _radix)
+    spaces = np.where(totals >= 2 * _BUCKET, _GAP << _ONE_PASS, _SPACED).astype(np.uint64)
+    starts = np.append(np.uint64(0), np.cumsum(totals + spaces)).astype(np.int64)
+    offsets = np.cumsum(counts, 0) - counts + starts[:-1].astype(np.uint64)
+    spare, scratch = _room(int(starts[-1]), keys.dtype), _room(int(starts[-1]), keys.dtype)
     run_in_parallel(move_piece, [(keys, low, high, least, shift, mask, buckets, offsets[k],
                                   spare) for k, (low, high) in enumerate(pieces)])
     run_in_parallel(finish_piece, [
-        (spare, keys, ends.astype(np.int64), first, last, np.empty(_COUNTED_ROOM, np.uint64),
-         dst, dst_step, codec, flip) for first, last in zip(cuts[:-1], cuts[1:])])
+        (spare, scratch, ends.astype(np.int64), starts, first, last,
+         np.empty(_COUNTED_ROOM, np.uint64), dst, dst_step, codec, flip)
+        for first, last in zip(cuts[:-1], cuts[1:])])
     return True
