@@ -65,9 +65,10 @@ _QUICKSORTED = 2 * _DIGIT  # keys of values that differ in more bits are quickso
 _COUNTED = 16  # a long row of values whose keys differ in this many bits or fewer is counted
 # Other long rows of values are first split into buckets of about _BUCKET keys, runs of the
 # values of their top _PREFIX bits, which are then sorted in the cache, buckets of _FEW keys
-# or fewer by insertion. Each bucket is followed by at least _SPACED free places: buckets of
-# equal counts would start a power of two apart, in the same cache sets.
-_PREFIX, _BUCKET, _FEW, _SPACED = 16, 16384, 32, 16
+# or fewer by insertion. Each bucket is followed by at least _SPACED free places, an odd number:
+# buckets of equal counts would start a power of two apart, in the same cache sets, and with a
+# whole cache line between them still at the same place in their lines and pages.
+_PREFIX, _BUCKET, _FEW, _SPACED = 16, 16384, 32, 33
 HALVES = 1 << 15  # a row of this many elements or more is sorted in halves on two threads
 # Rows that are nearly sorted, as is data with a few areas out of order, are sorted by
 # insertion, which stops when a key moves farther than _NEAR places or the keys so far have
