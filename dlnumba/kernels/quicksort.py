@@ -101,10 +101,8 @@ def _sort_leaf(keys, low, high):
         sort_vectors(keys, low, n, 4)
     elif n <= 8 * lanes:
         sort_vectors(keys, low, n, 8)
-    elif n <= 16 * lanes:
-        sort_vectors(keys, low, n, 16)
     else:
-        sort_vectors(keys, low, n, 32)
+        sort_vectors(keys, low, n, 16)
 
 
 @njit(nogil=True)

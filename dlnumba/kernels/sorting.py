@@ -4,9 +4,9 @@ sorted over the engine's threads, its values by counting where few bits of their
 else in buckets of their top bits, see :func:`sort_row`, and a shorter one in two halves, one
 per thread, then merged, see :func:`sort_in_halves`), and the searches that use the same order.
 A real row whose keys never fall, or always fall, is copied in its order or reversed. Where
-the CPU has AVX-512, keys of values that differ in more bits than two radix passes cover are
-quicksorted in vectors (:mod:`.quicksort`): equal keys are equal values, so the result is the
-stable sort's.
+the CPU has AVX-512, keys of values that differ in more bits than two radix passes cover (in a
+row sorted in halves, see :func:`_split_rather`) are quicksorted in vectors
+(:mod:`.quicksort`): equal keys are equal values, so the result is the stable sort's.
 
 Every element becomes an unsigned key of its own width whose integer order is the sort order:
 unsigned integers as they are, signed ones with the sign bit flipped, IEEE floats (float16,
@@ -16,9 +16,9 @@ quiet NaN with no payload), above +inf's, and both zeros the key of +0, so NaNs 
 (first when descending, where keys are inverted) and equal values keep their order: both sorts
 are stable. A sorted row of values is decoded from its keys; where the row has other NaNs or a
 -0, whose keys lost their bits, those are then written again in the order they have in the
-row. Complex numbers
-have three keys, compared in turn as NumPy orders them: which parts are NaN (none, imaginary,
-real, both), the real part, the imaginary part; a complex row is sorted by positions.
+row. Complex numbers have three keys, compared in turn as NumPy orders them: which parts are
+NaN (none, imaginary, real, both), the real part, the imaginary part; a complex row is sorted
+by positions.
 
 Layouts follow the copy engine: the dimensions other than the sorted one are a plan (``shape``,
 two strides arrays, at least 2-D) walked with a runtime number of dimensions; the sorted axis is
