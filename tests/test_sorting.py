@@ -381,6 +381,22 @@ def test_values_of_wide_keys_match_numpy(dtype, n, values, descending):
     check_sorts(a, dtype, 0, descending)
 
 
+@pytest.mark.parametrize("dtype, values", [
+    ("float32", lambda rng, n: rng.integers(-500, 500, n)),  # 18 bits: a thousand values
+    ("int32", lambda rng, n: rng.integers(0, 1 << 18, n)),  # 18 bits, every value
+])
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_rows_of_many_keys_per_value_are_counted(dtype, values, descending):
+    """A row with at least eight keys per value its keys' bits can take is counted even where
+    they differ in more than ``_COUNTED`` bits; NaNs and zeros of both signs are written back."""
+    rng = np.random.default_rng(3)
+    n = sorting._COUNTED_EACH << 18
+    a = np.asarray(values(rng, n)).astype(dtype)
+    if dtype == "float32":
+        a[rng.integers(0, n, 100)] = np.array([np.nan, -0.0, 0.0], dtype)[rng.integers(0, 3, 100)]
+    check_sorts(a, dtype, 0, descending)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 @pytest.mark.parametrize("n", [50, 5000, 70_000, "long"])
 @pytest.mark.parametrize("nans", ["np.nan", "other bits"])

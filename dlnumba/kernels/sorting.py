@@ -62,7 +62,9 @@ _GAP, _GAPPED = 8, 1 << 14
 _COUNTED_ROOM = 2 << _ONE_PASS  # a radix sort's counts: the digits' counts and ends
 _QUICKSORTED = 2 * _DIGIT  # keys of values that differ in more bits are quicksorted where
 # the target can (see .quicksort), values that take fewer radix passes are radix sorted
-_COUNTED = 16  # a long row of values whose keys differ in this many bits or fewer is counted
+# A long row of values whose keys differ in _COUNTED bits or fewer is counted, and so is one
+# with at least _COUNTED_EACH keys per value its keys can take (their counts then stay cached).
+_COUNTED, _COUNTED_EACH = 16, 8
 # Other long rows of values are first split into buckets of about _BUCKET keys, runs of the
 # values of their top _PREFIX bits, which are then sorted in the cache, buckets of _FEW keys
 # or fewer by insertion. Each bucket is followed by at least _SPACED free places, an odd number:
@@ -1129,10 +1131,10 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
 
     The engine's threads each take a piece of the row, then of every pass. Its keys
     (:func:`encode_piece`) are sorted on the bits where they differ, less the least key: by
-    counting them when they are values that differ in at most ``_COUNTED`` bits
-    (:func:`_count_row`), other values in buckets of their top bits (:func:`_bucket_row`),
-    positions, and values crowded in a few buckets, by a stable LSD radix sort
-    (:func:`_radix_row`).
+    counting them when they are values that differ in at most ``_COUNTED`` bits, or that are
+    at least ``_COUNTED_EACH`` per value their bits can take (:func:`_count_row`), other
+    values in buckets of their top bits (:func:`_bucket_row`), positions, and values crowded
+    in a few buckets, by a stable LSD radix sort (:func:`_radix_row`).
     """
     bounds = [n * k // THREADS for k in range(THREADS + 1)]
     pieces = list(zip(bounds[:-1], bounds[1:]))
@@ -1145,7 +1147,7 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     varying = np.bitwise_or.reduce(summary[:, 2] | (summary[:, 3] ^ summary[0, 3]))
     low_bit = (int(varying) & -int(varying)).bit_length() - 1 if varying else 0
     bits = int((summary[:, 1].max() - least) >> np.uint64(low_bit)).bit_length()
-    if not indices and bits <= _COUNTED:
+    if not indices and (bits <= _COUNTED or n >> bits >= _COUNTED_EACH):
         _count_row(keys, pieces, least, low_bit, bits, dst, dst_step, unit, codec, flip)
     elif indices or not _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec,
                                     flip):
