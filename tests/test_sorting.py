@@ -382,7 +382,7 @@ def test_values_of_wide_keys_match_numpy(dtype, n, values, descending):
 
 
 @pytest.mark.parametrize("dtype, values", [
-    ("float32", lambda rng, n: rng.integers(-500, 500, n)),  # 18 bits: a thousand values
+    ("float32", lambda rng, n: rng.integers(-500, 500, n)),  # a thousand values: 17 bits
     ("int32", lambda rng, n: rng.integers(0, 1 << 18, n)),  # 18 bits, every value
 ])
 @pytest.mark.parametrize("descending", [False, True])
