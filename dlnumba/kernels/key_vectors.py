@@ -110,13 +110,12 @@ def _network(builder, vectors):
     first: a bitonic network. Keys a stage compares across vectors are compared lane by lane;
     keys it compares within a vector are first gathered from each pair of vectors into one of
     the keys that take the lesser and one of the others (shuffles of two vectors), and stay
-    so gathered until a stage across vectors."""
+    so gathered until a stage across vectors. A lone vector's partners are exchanged by a
+    shuffle of it."""
     vector = vectors[0].type
     lanes, width = vector.count, vector.element.width
     low, high = (lambda a, b, op=op: _intrinsic(builder, f"llvm.{op}.v{lanes}i{width}", vector,
                                                 [a, b]) for op in ("umin", "umax"))
-    if len(vectors) == 1:
-        return [_network_in_one(builder, vectors[0], low, high)]
     vectors, total = list(vectors), len(vectors) * lanes
     slots = list(range(total))  # the lane of each key, counted over all the vectors
 
@@ -132,10 +131,18 @@ def _network(builder, vectors):
                 slots[key] = base + v * lanes + lane
 
     def in_order():
-        for group in range(0, len(vectors), 2):
+        for group in range(0, len(vectors) - 1, 2):  # a lone vector is never gathered
             if any(slots[key] != key for key in range(group * lanes, (group + 2) * lanes)):
                 gather(group, range(group * lanes, (group + 1) * lanes),
                        range((group + 1) * lanes, (group + 2) * lanes))
+
+    def exchange_in_one(size, distance):
+        keys = vectors[0]
+        other = builder.shuffle_vector(keys, keys, ir.Constant(
+            ir.VectorType(ir.IntType(32), lanes), [i ^ distance for i in range(lanes)]))
+        takes_low = [int((i & size == 0) == (i & distance == 0)) for i in range(lanes)]
+        vectors[0] = builder.select(ir.Constant(ir.VectorType(ir.IntType(1), lanes), takes_low),
+                                    low(keys, other), high(keys, other))
 
     size = 2
     while size <= total:
@@ -149,6 +156,8 @@ def _network(builder, vectors):
                         pair = low(vectors[q], vectors[p]), high(vectors[q], vectors[p])
                         ascending = (q * lanes) & size == 0
                         vectors[q], vectors[p] = pair if ascending else pair[::-1]
+            elif len(vectors) == 1:
+                exchange_in_one(size, distance)
             else:
                 for group in range(0, len(vectors), 2):
                     lesser = [key if key & size == 0 else key ^ distance
@@ -161,25 +170,6 @@ def _network(builder, vectors):
         size *= 2
     in_order()
     return vectors
-
-
-def _network_in_one(builder, keys, low, high):
-    """The lanes of one vector sorted ascending: a bitonic network, each stage's partners
-    exchanged by a shuffle."""
-    lanes = keys.type.count
-    size = 2
-    while size <= lanes:
-        distance = size // 2
-        while distance:
-            partners = ir.Constant(ir.VectorType(ir.IntType(32), lanes),
-                                   [i ^ distance for i in range(lanes)])
-            other = builder.shuffle_vector(keys, keys, partners)
-            takes_low = [int((i & size == 0) == (i & distance == 0)) for i in range(lanes)]
-            keys = builder.select(ir.Constant(ir.VectorType(ir.IntType(1), lanes), takes_low),
-                                  low(keys, other), high(keys, other))
-            distance //= 2
-        size *= 2
-    return keys
 
 
 @intrinsic

@@ -159,6 +159,12 @@ def _digit(key, least, shift, mask):
     return ((np.uint64(key) - least) >> shift) & mask
 
 
+@njit(inline="always")
+def _passes(bits):
+    """How many passes a radix sort makes over keys that differ in ``bits`` bits."""
+    return 1 if bits <= _ONE_PASS else (bits + _DIGIT - 1) // _DIGIT
+
+
 @njit(nogil=True)
 def _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts, gap):
     """Stable LSD radix sort of ``keys[:n]`` (and ``order`` alongside unless it is empty) on
@@ -171,7 +177,7 @@ def _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts
     numbers. Indices are unsigned (see :func:`_digit`)."""
     with_order = order.size > 0
     result_keys, result_order = keys, order
-    passes = 1 if bits <= _ONE_PASS else (bits + _DIGIT - 1) // _DIGIT
+    passes = _passes(bits)
     digit = (bits + passes - 1) // passes
     buckets = np.uint64(1) << np.uint64(digit)
     mask, one, space = buckets - np.uint64(1), np.uint64(1), np.uint64(gap)
@@ -830,8 +836,7 @@ def _split_rather(keys, bits):
     split around a pivot and quicksorted than radix sorted and merged: from two radix passes
     for 32-bit keys, from four for 64-bit keys (a radix pass costs about the same for both,
     the quicksort's vectors hold half as many 64-bit keys)."""
-    passes = 1 if bits <= _ONE_PASS else (bits + _DIGIT - 1) // _DIGIT
-    return passes >= keys.itemsize // 2
+    return _passes(bits) >= keys.itemsize // 2
 
 
 @njit(nogil=True)
