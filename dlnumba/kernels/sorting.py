@@ -621,17 +621,29 @@ def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summ
     summary[4] = special
 
 
+@njit(inline="always")
+def _run_bounds(ends, space, low, high, r):
+    """Where in a row's keys its places ``low`` to ``high`` that are in run ``r`` lie (see
+    :func:`count_piece`)."""
+    first = max(low, ends[r - 1] if r else np.uint64(0))
+    return first + r * space, max(first, min(high, ends[r])) + r * space
+
+
 @entry_point()
-def count_piece(keys, low, high, least, shift, mask, counts):
-    """Count ``keys[low:high]`` by their digit ``((key - least) >> shift) & mask`` in the
-    uint64 ``counts``; up to ``1 << _ONE_PASS`` digits, in four tallies that take turns, so
-    that keys crowded in a few digits do not each wait for the last one's count."""
+def count_piece(keys, ends, space, low, high, least, shift, mask, counts):
+    """Count the keys of places ``low`` to ``high`` of a row by their digit
+    ``((key - least) >> shift) & mask`` in the uint64 ``counts``; up to ``1 << _ONE_PASS``
+    digits, in four tallies that take turns, so that keys crowded in a few digits do not each
+    wait for the last one's count. ``keys`` holds the row in runs, each followed by ``space``
+    free places: run ``r`` holds places ``ends[r - 1]`` to ``ends[r]`` (uint64)."""
     buckets = np.uint64(counts.size)
     ways = 4 if buckets <= 1 << _ONE_PASS else 1
     tallies = np.zeros(ways * buckets, np.uint64)
-    for i in range(low, high):
-        way = np.uint64(i % ways) * buckets
-        tallies[way + _digit(keys[np.uint64(i)], least, shift, mask)] += np.uint64(1)
+    for r in range(ends.size):
+        start, stop = _run_bounds(ends, space, np.uint64(low), np.uint64(high), np.uint64(r))
+        for i in range(start, stop):
+            way = (i % np.uint64(ways)) * buckets
+            tallies[way + _digit(keys[i], least, shift, mask)] += np.uint64(1)
     for d in range(buckets):
         total = np.uint64(0)
         for way in range(ways):
@@ -652,33 +664,37 @@ def move_piece(keys, low, high, least, shift, mask, buckets, offsets, spare):
 
 
 @entry_point()
-def scatter_piece(keys, order, low, high, least, shift, mask, offsets, spare_keys, spare_order,
-                  first, address, step, codec, flip, packed):
-    """One pass of a radix sort over threads: move ``keys[low:high]`` (and ``order`` alongside
-    when ``spare_order`` has elements; ``first``: the order is still ``0, 1, ...`` and
-    ``order`` is not read) to the uint64 ``offsets`` of their digit, counting up, in the
-    spares. The last pass (``address`` not 0) writes to the row of the result at ``address``
-    instead (``step`` apart): the positions (``packed``: the lower halves of the keys), or the
-    values decoded from the keys (``flip`` undoes a descending sort's inversion)."""
+def scatter_piece(keys, order, ends, space, low, high, least, shift, mask, offsets, spare_keys,
+                  spare_order, first, address, step, codec, flip, packed):
+    """One pass of a radix sort over threads: move the keys of places ``low`` to ``high`` of a
+    row (held in runs, see :func:`count_piece`; and ``order`` alongside when ``spare_order``
+    has elements; ``first``: the order is still ``0, 1, ...`` and ``order`` is not read) to the
+    uint64 ``offsets`` of their digit, counting up, in the spares. The last pass (``address``
+    not 0) writes to the row of the result at ``address`` instead (``step`` apart): the
+    positions (``packed``: the lower halves of the keys), or the values decoded from the keys
+    (``flip`` undoes a descending sort's inversion)."""
     with_order = spare_order.size > 0
     one = np.uint64(1)
-    for i in range(low, high):
-        u = np.uint64(i)
-        key = keys[u]
-        d = _digit(key, least, shift, mask)
-        o = offsets[d]
-        offsets[d] = o + one
-        if address == 0:
-            spare_keys[o] = key
-            if with_order:
-                spare_order[o] = i if first else order[u]
-        elif with_order:
-            _typed_pointer(address, spare_order)[np.int64(o) * step] = i if first else order[u]
-        elif packed:
-            _typed_pointer(address, spare_order)[np.int64(o) * step] = key & np.uint64(0xFFFFFFFF)
-        else:
-            _typed_pointer(address, keys)[np.int64(o) * step] = \
-                _decode(np.uint64(key) ^ flip, codec, _top(keys))
+    for r in range(ends.size):
+        start, stop = _run_bounds(ends, space, np.uint64(low), np.uint64(high), np.uint64(r))
+        for u in range(start, stop):
+            key = keys[u]
+            d = _digit(key, least, shift, mask)
+            o = offsets[d]
+            offsets[d] = o + one
+            if address == 0:
+                spare_keys[o] = key
+                if with_order:
+                    spare_order[o] = np.int64(u) if first else order[u]
+            elif with_order:
+                _typed_pointer(address, spare_order)[np.int64(o) * step] = \
+                    np.int64(u) if first else order[u]
+            elif packed:
+                _typed_pointer(address, spare_order)[np.int64(o) * step] = \
+                    key & np.uint64(0xFFFFFFFF)
+            else:
+                _typed_pointer(address, keys)[np.int64(o) * step] = \
+                    _decode(np.uint64(key) ^ flip, codec, _top(keys))
 
 
 @entry_point()
@@ -1144,7 +1160,7 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     bounds = [n * k // THREADS for k in range(THREADS + 1)]
     pieces = list(zip(bounds[:-1], bounds[1:]))
     packed = indices and unit.itemsize <= 4 and n <= 2 ** 32
-    keys = _room(n, np.dtype(np.uint64) if packed else unit.dtype)
+    keys = _room(n + (_GAP << _ONE_PASS), np.dtype(np.uint64) if packed else unit.dtype)
     summary = np.empty((THREADS, 5), np.uint64)
     run_in_parallel(encode_piece, [(src, src_step, low, high, unit, codec, flip, keys, packed,
                                     summary[k]) for k, (low, high) in enumerate(pieces)])
@@ -1196,14 +1212,19 @@ def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
         refill(src, src_step, dst, dst_step, n, unit, codec, flip)
 
 
+def _whole(pieces):
+    """The ``ends`` of a row in one run (see :func:`count_piece`)."""
+    return np.array([pieces[-1][1]], np.uint64)
+
+
 def _count_row(keys, pieces, least, low_bit, bits, dst, dst_step, unit, codec, flip):
     """Sort the values of a row whose ``keys`` differ in ``bits`` bits from ``low_bit`` on by
     counting them: each thread counts a piece of the keys (:func:`count_piece`), then writes a
     piece of the places (:func:`fill_piece`)."""
     shift, mask = np.uint64(low_bit), np.uint64((1 << bits) - 1)
     counts = np.empty((len(pieces), 1 << bits), np.uint64)
-    run_in_parallel(count_piece, [(keys, low, high, least, shift, mask, counts[k])
-                                  for k, (low, high) in enumerate(pieces)])
+    run_in_parallel(count_piece, [(keys, _whole(pieces), np.uint64(0), low, high, least, shift,
+                                   mask, counts[k]) for k, (low, high) in enumerate(pieces)])
     ends = np.cumsum(counts.sum(0)).astype(np.int64)
     run_in_parallel(fill_piece, [
         (ends, int(np.searchsorted(ends, low, "right")), low, high, least, shift, dst, dst_step,
@@ -1216,11 +1237,13 @@ def _radix_row(keys, pieces, least, low_bit, bits, with_order, packed, dst, dst_
     ``packed`` in the keys' lower halves) stably on ``bits`` bits from ``low_bit`` on: passes
     of at most ``_DIGIT`` bits (one pass for up to ``_ONE_PASS``), each of which counts each
     piece's digits (:func:`count_piece`) and moves each piece's keys to its own part of every
-    digit's place (:func:`scatter_piece`). The last pass writes the result."""
-    n = keys.size
-    spare_keys = _room(n, keys.dtype)
-    order, spare_order = (_room(n, _POSITION), _room(n, _POSITION)) if with_order else \
+    digit's place (:func:`scatter_piece`), with ``_GAP`` free places after each digit's keys
+    (see :func:`_radix`; ``keys`` has room for them). The last pass writes the result."""
+    n, room = pieces[-1][1], keys.size
+    spare_keys = _room(room, keys.dtype)
+    order, spare_order = (_room(room, _POSITION), _room(room, _POSITION)) if with_order else \
         (_NO_ORDER, _NO_ORDER)
+    ends, space = _whole(pieces), np.uint64(0)
     passes = 1 if bits <= _ONE_PASS else -(-bits // _DIGIT)
     digit = -(-bits // passes)
     mask = np.uint64((1 << digit) - 1)
@@ -1228,19 +1251,21 @@ def _radix_row(keys, pieces, least, low_bit, bits, with_order, packed, dst, dst_
     first = True
     for p in range(passes):
         shift = np.uint64(low_bit + p * digit)
-        run_in_parallel(count_piece, [(keys, low, high, least, shift, mask, counts[k])
-                                      for k, (low, high) in enumerate(pieces)])
+        run_in_parallel(count_piece, [(keys, ends, space, low, high, least, shift, mask,
+                                       counts[k]) for k, (low, high) in enumerate(pieces)])
         totals = counts.sum(0)
         last = p == passes - 1
         if not last and totals.max() == n:
             continue  # every key has this digit: the pass would not move anything
-        offsets = np.cumsum(counts, 0) - counts + (np.cumsum(totals) - totals)
+        gap = np.uint64(0 if last else _GAP)
+        starts = np.cumsum(totals + gap) - totals - gap
+        offsets = np.cumsum(counts, 0) - counts + starts
         run_in_parallel(scatter_piece, [
-            (keys, order, low, high, least, shift, mask, offsets[k], spare_keys, spare_order,
-             first, dst if last else 0, dst_step, codec, flip, packed)
+            (keys, order, ends, space, low, high, least, shift, mask, offsets[k], spare_keys,
+             spare_order, first, dst if last else 0, dst_step, codec, flip, packed)
             for k, (low, high) in enumerate(pieces)])
         keys, spare_keys, order, spare_order = spare_keys, keys, spare_order, order
-        first = False
+        ends, space, first = np.cumsum(totals), gap, False
 
 
 def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
@@ -1250,12 +1275,12 @@ def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
     to share the work (then return False). Each thread counts and moves a piece of the keys
     (:func:`count_piece`, :func:`move_piece`), then sorts the rest of whole buckets, about as
     many keys each (:func:`finish_piece`)."""
-    n = keys.size
+    n = pieces[-1][1]
     prefix = min(bits, _PREFIX)
     shift, mask = np.uint64(low_bit + bits - prefix), np.uint64((1 << prefix) - 1)
     counts = np.empty((len(pieces), 1 << prefix), np.uint64)
-    run_in_parallel(count_piece, [(keys, low, high, least, shift, mask, counts[k])
-                                  for k, (low, high) in enumerate(pieces)])
+    run_in_parallel(count_piece, [(keys, _whole(pieces), np.uint64(0), low, high, least, shift,
+                                   mask, counts[k]) for k, (low, high) in enumerate(pieces)])
     totals = counts.sum(0)
     size = max(1, min(_BUCKET, n // (16 * len(pieces))))  # short rows: buckets to share
     runs = ((np.cumsum(totals) - totals) // size).astype(np.int64)
