@@ -296,18 +296,26 @@ def _bit_length(value):
 
 
 @njit(inline="always")
+def _span(least, greatest, varying):
+    """The lowest bit where keys from ``least`` to ``greatest`` differ (``varying``: the bits in
+    which some differs from another) and how many bits from it up they span (0 and 0 where all
+    are equal)."""
+    if varying == 0:
+        return 0, 0
+    low_bit = _bit_length(varying & (np.uint64(0) - varying)) - 1
+    return low_bit, _bit_length((greatest - least) >> np.uint64(low_bit))
+
+
+@njit(inline="always")
 def _spread(keys, n):
     """The least of ``keys[:n]``, the lowest bit where two of them differ and how many bits
-    from it up they span (0 where all are equal)."""
+    from it up they span (see :func:`_span`)."""
     first = np.uint64(keys[0])
     least, greatest, varying = first, first, np.uint64(0)
     for i in range(n):
         key = np.uint64(keys[i])
         least, greatest, varying = min(least, key), max(greatest, key), varying | (key ^ first)
-    if varying == 0:
-        return least, 0, 0
-    low_bit = _bit_length(varying & (np.uint64(0) - varying)) - 1
-    return least, low_bit, _bit_length((greatest - least) >> np.uint64(low_bit))
+    return (least, *_span(least, greatest, varying))
 
 
 @njit(inline="always")
@@ -856,29 +864,34 @@ def _split_rather(keys, bits):
 
 
 @njit(nogil=True)
-def _sort_half(src, step, low, high, codec, flip, keys, spare, order, spare_order, counts,
-               notes):
-    """Write the keys of elements ``low`` to ``high`` of a real row (and their positions to
-    ``order`` unless it is empty) to the start of ``keys`` and sort them there stably, through
-    the spares, all with room for the radix sort's gaps (which leaves its result in ``keys``);
-    ``notes[0]`` is set to whether some element is special (see :func:`_special`), ``notes[1]``
-    to whether the keys are left unsorted, for the quicksort of the whole row (see
-    :func:`_split_rather`)."""
+def _sort_half(src, unit, step, low, high, codec, flip, keys, spare, order, spare_order, counts,
+               notes, packed):
+    """Write the keys of elements ``low`` to ``high`` of a real row of ``unit`` items (an empty
+    array) to the start of ``keys`` and sort them there stably, through the spares, all with
+    room for the radix sort's gaps (which leaves its result in ``keys``): with their positions
+    in ``order`` unless it is empty, or ``packed`` with them (see :func:`_encode_keys`): the
+    order of packed keys is the stable one. ``notes[0]`` is set to whether some
+    element is special (see :func:`_special`), ``notes[1]`` to whether the keys are left
+    unsorted, for the quicksort of the whole row (see :func:`_split_rather`)."""
     n = high - low
-    notes[0] = _encode_keys(src, 0, step, low, high, keys, keys, False, codec, flip)[0]
-    notes[1] = 0
+    special, least, greatest, varying, _ = _encode_keys(src, 0, step, low, high, unit, keys,
+                                                        packed, codec, flip)
+    notes[0], notes[1] = special, 0
     if order.size:
         for i in range(n):
             order[i] = low + i
-    elif quicksorts(keys):
-        if _near(keys, order, n):
-            return
-        least, low_bit, bits = _spread(keys, n)
-        notes[1] = _split_rather(keys, bits)
-        if not notes[1]:
-            _radix_keys(keys, order, spare, spare_order, n, counts, least, low_bit, bits)
+    if order.size or not (packed or quicksorts(keys)):
+        _sort_keys(keys, order, spare, spare_order, n, counts, True)
         return
-    _sort_keys(keys, order, spare, spare_order, n, counts, True)
+    if _near(keys, order, n):
+        return
+    low_bit, bits = _span(least, greatest, varying)
+    if packed:  # the radix sort leaves the positions, already in order, alone
+        least, low_bit = least << np.uint64(32), low_bit + 32
+    # packed keys take at most four radix passes, which beat their quicksort
+    notes[1] = not packed and _split_rather(keys, bits)
+    if not notes[1]:
+        _radix_keys(keys, order, spare, spare_order, n, counts, least, low_bit, bits)
 
 
 @njit(inline="always")
@@ -908,26 +921,32 @@ def _next_of_merge(first, first_order, i, second, second_order, j):
 
 
 @njit(inline="always")
-def _write_merged(dst, t, dst_step, key, position, with_order, codec, flip, top):
-    """Write a merged key's value (or with orders its position) to place ``t``."""
+def _write_merged(dst, t, dst_step, key, position, with_order, codec, flip, top, packed):
+    """Write a merged key's value (or with orders its position, or ``packed`` the position in
+    its lower half) to place ``t``."""
     if with_order:
         dst[np.uint64(t * dst_step)] = position
+    elif packed:
+        dst[np.uint64(t * dst_step)] = np.int64(key & np.uint64(0xFFFFFFFF))
     else:
         dst[np.uint64(t * dst_step)] = _decode(np.uint64(key) ^ flip, codec, top)
 
 
 @njit(inline="always")
-def _write_run(dst, t, dst_step, keys, order, low, high, codec, flip, top):
-    """Write ``keys[low:high]``'s values (or with an ``order`` their positions) from place
-    ``t``, in a loop that LLVM vectorizes where places are contiguous (and indices unsigned:
-    a signed one's wraparound check stops it)."""
+def _write_run(dst, t, dst_step, keys, order, low, high, codec, flip, top, packed):
+    """Write ``keys[low:high]``'s values (or with an ``order`` their positions, or ``packed``
+    the positions in their lower halves) from place ``t``, in a loop that LLVM vectorizes where
+    places are contiguous (and indices unsigned: a signed one's wraparound check stops it)."""
     if dst_step != 1:
         for k in range(high - low):
             _write_merged(dst, t + k, dst_step, keys[low + k], order[low + k] if order.size
-                          else 0, order.size > 0, codec, flip, top)
+                          else 0, order.size > 0, codec, flip, top, packed)
     elif order.size:
         for k in range(np.uint64(high - low)):
             dst[np.uint64(t) + k] = order[np.uint64(low) + k]
+    elif packed:
+        for k in range(np.uint64(high - low)):
+            dst[np.uint64(t) + k] = np.int64(keys[np.uint64(low) + k] & np.uint64(0xFFFFFFFF))
     else:
         for k in range(np.uint64(high - low)):
             dst[np.uint64(t) + k] = _decode(np.uint64(keys[np.uint64(low) + k]) ^ flip, codec,
@@ -936,7 +955,7 @@ def _write_run(dst, t, dst_step, keys, order, low, high, codec, flip, top):
 
 @njit(inline="always")
 def _merge_rest(first, first_order, i, i_end, second, second_order, j, j_end, dst, t, dst_step,
-                codec, flip):
+                codec, flip, packed):
     """Write the stable merge of ``first[i:i_end]`` and ``second[j:j_end]`` from place ``t``.
     The keys of ``first`` that come before all of ``second``, and the rest of either once the
     other is done, are written by :func:`_write_run`: the runs of nearly sorted rows hardly
@@ -950,24 +969,26 @@ def _merge_rest(first, first_order, i, i_end, second, second_order, j, j_end, ds
                 lead = middle + 1
             else:
                 high = middle
-        _write_run(dst, t, dst_step, first, first_order, i, lead, codec, flip, top)
+        _write_run(dst, t, dst_step, first, first_order, i, lead, codec, flip, top, packed)
         t += lead - i
         i = lead
     while i < i_end and j < j_end:
         key, position, later = _next_of_merge(first, first_order, i, second, second_order, j)
         i += 1 - later
         j += later
-        _write_merged(dst, t, dst_step, key, position, with_order, codec, flip, top)
+        _write_merged(dst, t, dst_step, key, position, with_order, codec, flip, top, packed)
         t += 1
-    _write_run(dst, t, dst_step, first, first_order, i, i_end, codec, flip, top)
-    _write_run(dst, t + i_end - i, dst_step, second, second_order, j, j_end, codec, flip, top)
+    _write_run(dst, t, dst_step, first, first_order, i, i_end, codec, flip, top, packed)
+    _write_run(dst, t + i_end - i, dst_step, second, second_order, j, j_end, codec, flip, top,
+               packed)
 
 
 @njit(nogil=True)
 def _merge_half(first, first_order, first_n, second, second_order, second_n, start, end, dst,
-                dst_step, codec, flip):
+                dst_step, codec, flip, packed):
     """Write places ``start`` to ``end`` of the stable merge of two sorted runs of keys: their
-    values to ``dst`` (``dst_step`` apart), or with orders their positions. The two halves of
+    values to ``dst`` (``dst_step`` apart), or with orders (or ``packed``, see
+    :func:`_write_merged`) their positions. The two halves of
     the places are merged in one loop: each step waits on the last one's comparison, and two
     such chains run at once."""
     middle = (start + end) // 2
@@ -985,17 +1006,17 @@ def _merge_half(first, first_order, first_n, second, second_order, second_n, sta
             key, position, later = _next_of_merge(first, first_order, i, second, second_order, j)
             i += 1 - later
             j += later
-            _write_merged(dst, t, dst_step, key, position, with_order, codec, flip, top)
+            _write_merged(dst, t, dst_step, key, position, with_order, codec, flip, top, packed)
             t += 1
             key, position, later = _next_of_merge(first, first_order, p, second, second_order, q)
             p += 1 - later
             q += later
-            _write_merged(dst, u, dst_step, key, position, with_order, codec, flip, top)
+            _write_merged(dst, u, dst_step, key, position, with_order, codec, flip, top, packed)
             u += 1
     _merge_rest(first, first_order, i, i_end, second, second_order, j, j_end, dst, t, dst_step,
-                codec, flip)
+                codec, flip, packed)
     _merge_rest(first, first_order, p, p_end, second, second_order, q, q_end, dst, u, dst_step,
-                codec, flip)
+                codec, flip, packed)
 
 
 # The words of a row sorted in halves (sort_in_halves), after the runner's: the phase, the row,
@@ -1011,14 +1032,23 @@ _HALF_WORDS = _SPLIT + 1
 _SORT, _MERGE, _SPLIT_KEYS, _QUICKSORT = range(4)
 
 
+def _packs(itemsize, indices):
+    """Whether a sort of positions (``indices``) of keys of ``itemsize`` bytes in halves packs
+    the positions with the keys."""
+    return indices and itemsize <= 4
+
+
 @functools.cache
 def _halves_piece(itemsize, indices):
     """The address of ``piece(words, k)`` (:func:`.threads.pieces_state`) that sorts half
     ``k`` of a row of ``itemsize``-byte units, or writes half ``k`` of its result (values, or
     with ``indices`` positions; ``words``: ``_PHASE`` to ``_SPLIT``), or in the quicksort's
-    phases splits the keys of both halves (one piece) or quicksorts and writes part ``k``."""
+    phases splits the keys of both halves (one piece) or quicksorts and writes part ``k``.
+    Positions of keys of up to 32 bits are packed with them (see :func:`_encode_keys`)."""
     unit, position = UNITS[itemsize].dtype, _POSITION  # dtypes: a shipped piece is keyed by them
     result = position if indices else unit
+    packed = _packs(itemsize, indices)
+    key, with_order = np.dtype(np.uint64) if packed else unit, indices and not packed
 
     def piece(words_address, k):
         words = carray(_typed_pointer(words_address, WORD), _HALF_WORDS)
@@ -1028,9 +1058,9 @@ def _halves_piece(itemsize, indices):
                  np.uint64(words[_CODEC + 2]), np.uint64(words[_CODEC + 3]),
                  np.uint64(words[_CODEC + 4]), np.uint64(words[_CODEC + 5]))
         flip = np.uint64(words[_FLIP])
-        keys = carray(_typed_pointer(words[_KEYS], unit), 2 * room)
-        spare = carray(_typed_pointer(words[_SPARE], unit), 2 * room)
-        if indices:
+        keys = carray(_typed_pointer(words[_KEYS], key), 2 * room)
+        spare = carray(_typed_pointer(words[_SPARE], key), 2 * room)
+        if with_order:
             order = carray(_typed_pointer(words[_ORDER], position), 2 * room)
             spare_order = carray(_typed_pointer(words[_SPARE_ORDER], position), 2 * room)
         else:
@@ -1041,11 +1071,12 @@ def _halves_piece(itemsize, indices):
         phase = words[_PHASE]
         if phase == _SORT:
             counts = carray(_typed_pointer(words[_COUNTS], _TALLIES), 2 * _COUNTED_ROOM)
-            _sort_half(_typed_pointer(words[_SRC], unit), words[_SRC_STEP], low, high, codec,
-                       flip, keys[half], spare[half], order[half] if indices else order,
-                       spare_order[half] if indices else spare_order,
+            src = _typed_pointer(words[_SRC], unit)
+            _sort_half(src, carray(src, 0), words[_SRC_STEP], low, high, codec, flip,
+                       keys[half], spare[half], order[half] if with_order else order,
+                       spare_order[half] if with_order else spare_order,
                        counts[k * _COUNTED_ROOM:(k + 1) * _COUNTED_ROOM],
-                       words[_NOTES + 2 * k:_NOTES + 2 * k + 2])
+                       words[_NOTES + 2 * k:_NOTES + 2 * k + 2], packed)
             return
         if phase == _SPLIT_KEYS:
             words[_SPLIT] = split(keys, middle, keys[second], n - middle, spare)
@@ -1053,12 +1084,13 @@ def _halves_piece(itemsize, indices):
         step = words[_DST_STEP]  # positive: a pointer's writes would seem to change the runs
         dst = carray(_typed_pointer(words[_DST], result), (n - 1) * step + 1)
         if phase == _MERGE:
-            _merge_half(keys, order, middle, keys[second], order[second] if indices else order,
-                        n - middle, low, high, dst, step, codec, flip)
+            _merge_half(keys, order, middle, keys[second],
+                        order[second] if with_order else order, n - middle, low, high, dst, step,
+                        codec, flip, packed)
             return
         low, high = (0, words[_SPLIT]) if k == 0 else (words[_SPLIT], n)
         quicksort(spare[low:high], keys[half], high - low)
-        _write_run(dst, low, step, spare, order, low, high, codec, flip, _top(spare))
+        _write_run(dst, low, step, spare, order, low, high, codec, flip, _top(spare), packed)
 
     return compile_run(piece, PIECE)
 
@@ -1187,8 +1219,9 @@ def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     for the quicksort are split around a pivot instead (:func:`.quicksort.split`), and each
     thread quicksorts and writes one part."""
     room = n // 2 + 1 + (_GAP << _ONE_PASS)
-    keys_bytes = -(-2 * room * unit.itemsize // ALIGNMENT) * ALIGNMENT
-    order_bytes = 2 * room * _POSITION.itemsize if indices else 0
+    packed = _packs(unit.itemsize, indices)
+    keys_bytes = -(-2 * room * (8 if packed else unit.itemsize) // ALIGNMENT) * ALIGNMENT
+    order_bytes = 2 * room * _POSITION.itemsize if indices and not packed else 0
     keys, owner = allocate(2 * keys_bytes + 2 * order_bytes + 8 * 2 * _COUNTED_ROOM)
     spare = keys + keys_bytes
     order = spare + keys_bytes
