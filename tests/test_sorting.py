@@ -267,18 +267,53 @@ def test_rows_almost_in_order_or_in_reverse(dtype, shape, changed, change, desce
         check_sorts(a, dtype, 0, descending)
 
 
-@settings(max_examples=40)
-@given(st.sampled_from(["int32", "uint16", "float32", "float64"]),
+@settings(max_examples=60)
+@given(st.sampled_from(["int32", "uint16", "float32", "float64", "int64"]),
        st.sampled_from([300, 5000, 70_000]), st.integers(1, 2 * sorting._NEAR),
-       st.integers(0, 30), st.booleans(), st.integers(0, 2**32 - 1))
-def test_nearly_sorted_rows_match_stable_numpy(dtype, n, width, areas, descending, seed):
+       st.integers(0, 30), st.booleans(), st.booleans(), st.integers(0, 2**32 - 1))
+def test_nearly_sorted_rows_match_stable_numpy(dtype, n, width, areas, descending, long, seed):
     """Rows in order but for a few areas shuffled, with ties: sorted by insertion while their
-    keys move few places, else (areas wider than the insertion's reach) by the radix sort."""
+    keys move few places, else (areas wider than the insertion's reach) by the radix sort,
+    which then starts from what the insertion left; ``long`` rows take the threads' path,
+    where each thread tries the insertion on half of the row."""
     rng = np.random.default_rng(seed)
     a = np.arange(n) // 3
     for start in rng.integers(0, n, areas):
         rng.shuffle(a[start:start + width])
-    check_sorts(a.astype(dtype), dtype, 0, descending)
+    with mock.patch.object(sorting, "PARALLEL_BYTES", 1 if long else sorting.PARALLEL_BYTES):
+        check_sorts(a.astype(dtype), dtype, 0, descending)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_nearly_sorted_rows_are_merged_from_insertion_sorted_halves(dtype, descending):
+    """A long row in the order sorted (or in reverse) but for areas of a hundred shuffled
+    (NumPy's random_unsorted_area), with ties, and zeros of both signs and NaNs where they
+    sort: each half sorted by insertion, then merged."""
+    rng = np.random.default_rng(12)
+    n = 3 * (sorting.PARALLEL_BYTES // np.dtype(dtype).itemsize) // 2
+    a = (np.arange(n) // 2).astype(dtype)
+    if dtype.startswith("float"):
+        a[:2], a[-3:] = [-0.0, 0.0], [np.inf, np.nan, -np.nan]
+    for start in rng.integers(0, n - 100, n // 1000):
+        rng.shuffle(a[start:start + 100])
+    a = a[::-1].copy() if descending else a
+    merge = mock.Mock(wraps=sorting.merge_piece)
+    with mock.patch.object(sorting, "merge_piece", merge):
+        check_sorts(a, dtype, 0, descending)
+    assert merge.called
+
+
+@pytest.mark.parametrize("first_fails", [False, True])
+def test_long_rows_of_64_bit_positions_after_a_failed_insertion(first_fails):
+    """A long row of 64-bit keys that falls rarely, whose insertion sort fails in the try on
+    copies of the halves' starts (the positions are not written then), or after it, in the
+    whole halves (the radix sort starts from the positions the insertion left)."""
+    n = 160 if first_fails else 2 * sorting._PROBED + 200
+    a = np.ones(n, np.int64)
+    a[[117, n - 4, n - 3, n - 2, n - 1] if first_fails else [n - 50, n - 1]] = 0
+    with mock.patch.object(sorting, "PARALLEL_BYTES", 1):
+        check_sorts(a, "int64", 0, False)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint64"])

@@ -75,7 +75,11 @@ HALVES = 1 << 15  # a row of this many elements or more is sorted in halves on t
 # Rows that are nearly sorted, as is data with a few areas out of order, are sorted by
 # insertion, which stops when a key moves farther than _NEAR places or the keys so far have
 # moved more than _NEAR_MOVES places each, with some more for the first ones (see _insertion).
-_NEAR, _NEAR_MOVES = 1024, 4
+# The first _NEAR_SLACK keys (at most a sixteenth of the row) may move that much more: areas out
+# of order crowd a row's start by chance.
+_NEAR, _NEAR_MOVES, _NEAR_SLACK = 1024, 4, 4096
+_PROBED = 1 << 15  # a long row sorted with positions first tries the insertion on so many keys
+_FALLS = 8  # long rows whose keys fall below the one before at most once in this many try it
 _BLOCK = 4096  # rows are checked for order, and written when in order, in blocks this long
 
 
@@ -129,12 +133,13 @@ def _encode_keys(src, s, step, low, high, unit, keys, packed, codec, flip):
     ``src[s]`` (``step`` apart; ``flip`` as for :func:`encode_piece`) to ``keys[:high - low]``,
     or with ``packed`` each key shifted into the upper half of a uint64 and its position in the
     lower half. Return whether some element is special (:func:`_special`), the least and the
-    greatest key, the bits in which some key differs from the first one, and that first key. A
-    contiguous row has a loop of its own, which LLVM vectorizes; no branch is on the data."""
+    greatest key, the bits in which some key differs from the first one, that first key, and
+    how many keys are less than the one before them. A contiguous row has a loop of its own,
+    which LLVM vectorizes; no branch is on the data."""
     top = _top(unit)
     first = _encode(np.uint64(src[s + low * step]), codec, top) ^ flip
-    least, greatest, varying, special = first, first, np.uint64(0), False
-    start = s + low * step
+    least, greatest, varying, special, falls = first, first, np.uint64(0), False, 0
+    start, before = s + low * step, first
     if step == 1:
         for i in range(high - low):
             bits = np.uint64(src[start + i])
@@ -142,6 +147,7 @@ def _encode_keys(src, s, step, low, high, unit, keys, packed, codec, flip):
             key = _encode(bits, codec, top) ^ flip
             keys[np.uint64(i)] = key << np.uint64(32) | np.uint64(low + i) if packed else key
             least, greatest, varying = min(least, key), max(greatest, key), varying | (key ^ first)
+            falls, before = falls + (key < before), key
     else:
         for i in range(high - low):
             bits = np.uint64(src[start + i * step])
@@ -149,7 +155,8 @@ def _encode_keys(src, s, step, low, high, unit, keys, packed, codec, flip):
             key = _encode(bits, codec, top) ^ flip
             keys[np.uint64(i)] = key << np.uint64(32) | np.uint64(low + i) if packed else key
             least, greatest, varying = min(least, key), max(greatest, key), varying | (key ^ first)
-    return special, least, greatest, varying, first
+            falls, before = falls + (key < before), key
+    return special, least, greatest, varying, first, falls
 
 
 @njit(inline="always")
@@ -230,25 +237,28 @@ def _insertion(keys, order, low, high, reach, allowance, slack):
     """Stable insertion sort of ``keys[low:high]`` (and ``order`` alongside unless it is
     empty), in place, while no key moves more than ``reach`` places and the keys up to the
     ``i``-th one from ``low`` have moved no more than ``allowance * (i + slack)`` places in
-    all; returns whether it sorted them (else they are still a permutation)."""
+    all; returns whether it sorted them (else they are still a permutation that keeps equal
+    keys in order). Each key's place is found first, then the keys after it move in a loop
+    that LLVM vectorizes (unsigned indices: a signed one's wraparound check stops it)."""
     with_order = order.size > 0
-    moves = 0
-    for i in range(low + 1, high):
+    moves, one = 0, np.uint64(1)
+    for i in range(np.uint64(low) + one, np.uint64(high)):
         key = keys[i]
-        if keys[i - 1] <= key:
+        if keys[i - one] <= key:
             continue
+        j = i - one  # the place of key: after the last key not above it, at most reach back
+        while j > low and keys[j - one] > key and i - j < reach:
+            j -= one
         position = order[i] if with_order else 0
-        j = i - 1
-        while j >= low and keys[j] > key and i - j <= reach:
-            keys[j + 1] = keys[j]
-            if with_order:
-                order[j + 1] = order[j]
-            j -= 1
-        keys[j + 1] = key
+        for m in range(i - j):
+            keys[i - m] = keys[i - m - one]
         if with_order:
-            order[j + 1] = position
-        moves += i - 1 - j
-        if i - j > reach or moves > allowance * (i - low + slack):
+            for m in range(i - j):
+                order[i - m] = order[i - m - one]
+            order[j] = position
+        keys[j] = key
+        moves += np.int64(i - j)
+        if i - j >= reach or moves > allowance * (np.int64(i) - low + slack):
             return False
     return True
 
@@ -319,9 +329,11 @@ def _spread(keys, n):
 
 
 @njit(inline="always")
-def _near(keys, order, n):
-    """Try the insertion sort of a nearly sorted row (see ``_NEAR``); return whether it did."""
-    return _insertion(keys, order, 0, n, _NEAR, _NEAR_MOVES, min(_NEAR, n // 16))
+def _near(keys, order, low, high):
+    """Try the insertion sort of ``keys[low:high]`` of a nearly sorted row (see ``_NEAR``);
+    return whether it did."""
+    return _insertion(keys, order, low, high, _NEAR, _NEAR_MOVES,
+                      min(_NEAR_SLACK, (high - low) // 16))
 
 
 @njit(nogil=True)
@@ -335,7 +347,7 @@ def _sort_keys(keys, order, spare_keys, spare_order, n, counts, near):
     sorted, and then the radix sort is not even compiled."""
     if counts is None:
         return _merge_sort(keys, order, spare_keys, spare_order, n)
-    if near and _near(keys, order, n):
+    if near and _near(keys, order, 0, n):
         return False
     least, low_bit, bits = _spread(keys, n)
     if not order.size and bits > _QUICKSORTED and quicksorts(keys):
@@ -620,13 +632,37 @@ def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summ
     apart; ``flip``-ped: all ones for a descending sort) to ``keys[low:high]``, or with
     ``packed`` each key shifted into the upper half of a uint64 and its position in the lower
     half. Write to the uint64 ``summary`` the least and the greatest key, the bits in which some
-    key differs from the first one, that first key, and whether some element is special (see
-    :func:`_special`)."""
+    key differs from the first one, that first key, whether some element is special (see
+    :func:`_special`) and how many keys are less than the one before them."""
     src = _typed_pointer(address, unit)
-    special, least, greatest, varying, first = _encode_keys(src, 0, step, low, high, unit,
-                                                            keys[low:], packed, codec, flip)
-    summary[0], summary[1], summary[2], summary[3] = least, greatest, varying, first
-    summary[4] = special
+    summary[4], summary[0], summary[1], summary[2], summary[3], summary[5] = _encode_keys(
+        src, 0, step, low, high, unit, keys[low:], packed, codec, flip)
+
+
+@entry_point()
+def near_piece(keys, order, low, high, done):
+    """Try the insertion sort of ``keys[low:high]`` of a nearly sorted row (see ``_NEAR``; with
+    their positions in ``order`` unless it is empty, which are first written); set ``done[0]``
+    to whether it sorted them (else they are a permutation that keeps equal keys in order)."""
+    for i in range(low, high if order.size else low):
+        order[i] = i
+    done[0] = _near(keys, order, low, high)
+
+
+@entry_point()
+def merge_piece(keys, order, middle, n, start, end, address, step, codec, flip, packed):
+    """Write places ``start`` to ``end`` of the stable merge of the sorted ``keys[:middle]`` and
+    ``keys[middle:n]`` (and ``order`` alongside unless it is empty) to the row at ``address``
+    (``step`` apart, positive): their positions, from ``order`` or ``packed`` in the keys, else
+    their values (``flip`` as for :func:`encode_piece`)."""
+    second_order = order[middle:] if order.size else order
+    size = (n - 1) * step + 1
+    if order.size or packed:
+        _merge_half(keys, order, middle, keys[middle:], second_order, n - middle, start, end,
+                    carray(_typed_pointer(address, order), size), step, codec, flip, packed)
+    else:
+        _merge_half(keys, order, middle, keys[middle:], second_order, n - middle, start, end,
+                    carray(_typed_pointer(address, keys), size), step, codec, flip, False)
 
 
 @njit(inline="always")
@@ -874,8 +910,8 @@ def _sort_half(src, unit, step, low, high, codec, flip, keys, spare, order, spar
     element is special (see :func:`_special`), ``notes[1]`` to whether the keys are left
     unsorted, for the quicksort of the whole row (see :func:`_split_rather`)."""
     n = high - low
-    special, least, greatest, varying, _ = _encode_keys(src, 0, step, low, high, unit, keys,
-                                                        packed, codec, flip)
+    special, least, greatest, varying, _, _ = _encode_keys(src, 0, step, low, high, unit, keys,
+                                                           packed, codec, flip)
     notes[0], notes[1] = special, 0
     if order.size:
         for i in range(n):
@@ -883,7 +919,7 @@ def _sort_half(src, unit, step, low, high, codec, flip, keys, spare, order, spar
     if order.size or not (packed or quicksorts(keys)):
         _sort_keys(keys, order, spare, spare_order, n, counts, True)
         return
-    if _near(keys, order, n):
+    if _near(keys, order, 0, n):
         return
     low_bit, bits = _span(least, greatest, varying)
     if packed:  # the radix sort leaves the positions, already in order, alone
@@ -1193,21 +1229,26 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     pieces = list(zip(bounds[:-1], bounds[1:]))
     packed = indices and unit.itemsize <= 4 and n <= 2 ** 32
     keys = _room(n + (_GAP << _ONE_PASS), np.dtype(np.uint64) if packed else unit.dtype)
-    summary = np.empty((THREADS, 5), np.uint64)
+    summary = np.empty((THREADS, 6), np.uint64)
     run_in_parallel(encode_piece, [(src, src_step, low, high, unit, codec, flip, keys, packed,
                                     summary[k]) for k, (low, high) in enumerate(pieces)])
     least = summary[:, 0].min()
     varying = np.bitwise_or.reduce(summary[:, 2] | (summary[:, 3] ^ summary[0, 3]))
     low_bit = (int(varying) & -int(varying)).bit_length() - 1 if varying else 0
     bits = int((summary[:, 1].max() - least) >> np.uint64(low_bit)).bit_length()
+    done, order = False, _NO_ORDER  # 64-bit keys' positions: implicit until an insertion moves them
     if not indices and (bits <= _COUNTED or n >> bits >= _COUNTED_EACH):
         _count_row(keys, pieces, least, low_bit, bits, dst, dst_step, unit, codec, flip)
-    elif indices or not _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec,
-                                    flip):
+        done = True
+    elif summary[:, 5].sum() <= n // _FALLS and dst_step > 0:
+        done, order = _near_row(keys, n, indices and not packed, dst, dst_step, codec, flip,
+                                packed)
+    if not done and (indices or not _bucket_row(keys, pieces, least, low_bit, bits, dst,
+                                                dst_step, codec, flip)):
         if packed:
             least, low_bit = least << np.uint64(32), low_bit + 32
-        _radix_row(keys, pieces, least, low_bit, bits, indices and not packed, packed, dst,
-                   dst_step, codec, flip)
+        _radix_row(keys, order, pieces, least, low_bit, bits, indices and not packed, packed,
+                   dst, dst_step, codec, flip)
     if not indices and summary[:, 4].any():
         refill(src, src_step, dst, dst_step, n, unit, codec, flip)
 
@@ -1264,24 +1305,49 @@ def _count_row(keys, pieces, least, low_bit, bits, dst, dst_step, unit, codec, f
          unit, codec, flip) for low, high in pieces if low < high])
 
 
-def _radix_row(keys, pieces, least, low_bit, bits, with_order, packed, dst, dst_step, codec,
-               flip):
-    """Sort the ``keys`` of a row (and its positions alongside, in arrays ``with_order`` or
-    ``packed`` in the keys' lower halves) stably on ``bits`` bits from ``low_bit`` on: passes
-    of at most ``_DIGIT`` bits (one pass for up to ``_ONE_PASS``), each of which counts each
-    piece's digits (:func:`count_piece`) and moves each piece's keys to its own part of every
+def _near_row(keys, n, with_order, dst, dst_step, codec, flip, packed):
+    """Try the insertion sort of the two halves of a row's ``keys`` (and ``with_order`` their
+    positions alongside), one per thread (:func:`near_piece`), and where both sort, write their
+    stable merge (:func:`merge_piece`). Return whether it did, and the positions of the keys
+    then (empty where they are still ``0, 1, ...``)."""
+    halves = [(0, n // 2), (n // 2, n)]
+    done = np.zeros(2, np.uint8)
+    if with_order:  # a try that fails would cost the positions' pass: first try copies of starts
+        starts = [keys[low:min(low + _PROBED, high)].copy() for low, high in halves]
+        run_in_parallel(near_piece, [(start, _NO_ORDER, 0, start.size, done[k:k + 1])
+                                     for k, start in enumerate(starts)])
+        if not done.all():
+            return False, _NO_ORDER
+    order = _room(keys.size, _POSITION) if with_order else _NO_ORDER
+    run_in_parallel(near_piece, [(keys, order, low, high, done[k:k + 1])
+                                 for k, (low, high) in enumerate(halves)])
+    if not done.all():
+        return False, order
+    run_in_parallel(merge_piece, [(keys, order, n // 2, n, start, end, dst, dst_step, codec, flip,
+                                   packed) for start, end in halves])
+    return True, order
+
+
+def _radix_row(keys, order, pieces, least, low_bit, bits, with_order, packed, dst, dst_step,
+               codec, flip):
+    """Sort the ``keys`` of a row (and its positions alongside, in arrays ``with_order``: in
+    ``order``, or where it is empty still ``0, 1, ...``; or ``packed`` in the keys' lower
+    halves) stably on ``bits`` bits from ``low_bit`` on: passes of at most ``_DIGIT`` bits (one
+    pass for up to ``_ONE_PASS``), each of which counts each piece's digits
+    (:func:`count_piece`) and moves each piece's keys to its own part of every
     digit's place (:func:`scatter_piece`), with ``_GAP`` free places after each digit's keys
     (see :func:`_radix`; ``keys`` has room for them). The last pass writes the result."""
     n, room = pieces[-1][1], keys.size
     spare_keys = _room(room, keys.dtype)
-    order, spare_order = (_room(room, _POSITION), _room(room, _POSITION)) if with_order else \
-        (_NO_ORDER, _NO_ORDER)
+    first = with_order and not order.size
+    if first:
+        order = _room(room, _POSITION)
+    spare_order = _room(room, _POSITION) if with_order else _NO_ORDER
     ends, space = _whole(pieces), np.uint64(0)
     passes = 1 if bits <= _ONE_PASS else -(-bits // _DIGIT)
     digit = -(-bits // passes)
     mask = np.uint64((1 << digit) - 1)
     counts = np.empty((len(pieces), 1 << digit), np.uint64)
-    first = True
     for p in range(passes):
         shift = np.uint64(low_bit + p * digit)
         run_in_parallel(count_piece, [(keys, ends, space, low, high, least, shift, mask,
