@@ -78,6 +78,7 @@ HALVES = 1 << 15  # a row of this many elements or more is sorted in halves on t
 # The first _NEAR_SLACK keys (at most a sixteenth of the row) may move that much more: areas out
 # of order crowd a row's start by chance.
 _NEAR, _NEAR_MOVES, _NEAR_SLACK = 1024, 4, 4096
+_SEARCHED = 128  # an insertion finds a key's place among so many keys before it by bisection
 _PROBED = 1 << 15  # a long row sorted with positions first tries the insertion on so many keys
 _FALLS = 8  # long rows whose keys fall below the one before at most once in this many try it
 _BLOCK = 4096  # rows are checked for order, and written when in order, in blocks this long
@@ -238,17 +239,27 @@ def _insertion(keys, order, low, high, reach, allowance, slack):
     empty), in place, while no key moves more than ``reach`` places and the keys up to the
     ``i``-th one from ``low`` have moved no more than ``allowance * (i + slack)`` places in
     all; returns whether it sorted them (else they are still a permutation that keeps equal
-    keys in order). Each key's place is found first, then the keys after it move in a loop
+    keys in order). Each key's place is found first, by a binary search without branches among
+    the ``_SEARCHED`` keys before it, farther one by one; then the keys after it move in a loop
     that LLVM vectorizes (unsigned indices: a signed one's wraparound check stops it)."""
     with_order = order.size > 0
-    moves, one = 0, np.uint64(1)
-    for i in range(np.uint64(low) + one, np.uint64(high)):
+    moves, one, first, far = 0, np.uint64(1), np.uint64(low), np.uint64(reach)
+    for i in range(first + one, np.uint64(high)):
         key = keys[i]
         if keys[i - one] <= key:
             continue
-        j = i - one  # the place of key: after the last key not above it, at most reach back
-        while j > low and keys[j - one] > key and i - j < reach:
-            j -= one
+        base = i - np.uint64(_SEARCHED) if i >= first + np.uint64(_SEARCHED) else first
+        if keys[base] > key:  # the place of key: after the last key not above it
+            j = base
+            while j > first and keys[j - one] > key and i - j < far:
+                j -= one
+        else:
+            span = i - base
+            while span > one:
+                half = span >> one
+                base += half * np.uint64(keys[base + half] <= key)  # a product: no branch
+                span -= half
+            j = base + one
         position = order[i] if with_order else 0
         for m in range(i - j):
             keys[i - m] = keys[i - m - one]
@@ -258,7 +269,7 @@ def _insertion(keys, order, low, high, reach, allowance, slack):
             order[j] = position
         keys[j] = key
         moves += np.int64(i - j)
-        if i - j >= reach or moves > allowance * (np.int64(i) - low + slack):
+        if i - j >= far or moves > allowance * (np.int64(i - first) + slack):
             return False
     return True
 
@@ -1269,21 +1280,28 @@ def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     spare_order = order + order_bytes
     counts = spare_order + order_bytes
     words = [0, src, src_step, dst, dst_step, n, keys, spare, order, spare_order, counts,
-             *np.array([flip, *codec], np.uint64).view(np.int64).tolist(), 0, 0, 0, 0, 0]
+             *_signed_words(flip, codec), 0, 0, 0, 0, 0]
     piece = _halves_piece(unit.itemsize, indices)
     sorting = pieces_state(piece, 2, words)
     run_pieces(sorting)
-    notes = sorting[RUNNER_WORDS + _NOTES:RUNNER_WORDS + _NOTES + 4]
+    notes = sorting[RUNNER_WORDS + _NOTES:RUNNER_WORDS + _NOTES + 4].tolist()
+    special, left = notes[0] or notes[2], notes[1] or notes[3]
     words[_PHASE] = _MERGE
-    if notes[1::2].any():  # keys left for the quicksort
+    if left:  # keys left for the quicksort
         words[_PHASE] = _SPLIT_KEYS
         splitting = pieces_state(piece, 1, words)
         run_pieces(splitting)
         words[_PHASE], words[_SPLIT] = _QUICKSORT, int(splitting[RUNNER_WORDS + _SPLIT])
     run_pieces(pieces_state(piece, 2, words))
     del owner  # the pieces are done with the work memory
-    if not indices and notes[::2].any():
+    if not indices and special:
         refill(src, src_step, dst, dst_step, n, unit, codec, flip)
+
+
+@functools.lru_cache(maxsize=None)
+def _signed_words(flip, codec):
+    """``flip`` and the six numbers of ``codec`` (uint64) as the int64 words of their bits."""
+    return np.array([flip, *codec], np.uint64).view(np.int64).tolist()
 
 
 def _whole(pieces):

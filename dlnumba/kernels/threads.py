@@ -20,6 +20,7 @@ import time
 import numpy as np
 from llvmlite import ir
 
+from .._native import buffer_address
 from .._numba import cgutils, intrinsic, njit, types
 
 from .walk import call_function, compile_call
@@ -312,7 +313,7 @@ def run_pieces(state):
     """Run every piece of ``state`` (:func:`pieces_state`, used once) on this thread and the
     engine's threads, each taking the next piece as soon as it is free."""
     runners = _runners()
-    address, helpers = state.ctypes.data, min(THREADS, int(state[_COUNT])) - 1
+    address, helpers = buffer_address(state), min(THREADS, int(state[_COUNT])) - 1
     if helpers <= 0:
         runners.finish(address, 0, 0)
         return
