@@ -306,16 +306,20 @@ def _long_row_calls(xp, dtype):
     """(name, call) of sorts of one row of ``dtype`` long enough to be sorted over the engine's
     threads (:func:`.kernels.sorting.sort_row`), or in halves on two of them
     (:func:`.kernels.sorting.sort_in_halves`): values that differ in few bits (counted), in
-    many (in buckets), positions (radix sorted), and values with a NaN (written back)."""
+    many (in buckets), positions (radix sorted), rows in order but for two neighbours (sorted
+    by insertion), and values with a NaN (written back)."""
     from .kernels.sorting import HALVES
     from .kernels.threads import PARALLEL_BYTES
     for name, size in (("long row", PARALLEL_BYTES // dtype.itemsize), ("row in halves", HALVES)):
         steps = xp.arange(size)
         few = xp.astype(steps % 7, dtype)
         many = xp.astype(steps * 2654435761 % 2147483647, dtype)
-        yield f"sort of a {name}", lambda few=few, many=many: (
+        rise = size // 100  # where the values of 100 * steps // size first rise: swapped there
+        near = xp.astype(xp.where(steps == rise - 1, 1, xp.where(steps == rise, 0,
+                                                                 100 * steps // size)), dtype)
+        yield f"sort of a {name}", lambda few=few, many=many, near=near: (
             xp.sort(few), xp.sort(many, descending=True), xp.argsort(many),
-            xp.argsort(few, stable=False))
+            xp.argsort(few, stable=False), xp.sort(near), xp.argsort(near))
         if xp.isdtype(dtype, "real floating"):
             with_nan = xp.concat([xp.asarray([float("nan")], dtype=dtype), many[1:]])
             yield f"sort of a {name} with a NaN", lambda with_nan=with_nan: xp.sort(with_nan)

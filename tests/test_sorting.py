@@ -267,6 +267,20 @@ def test_rows_almost_in_order_or_in_reverse(dtype, shape, changed, change, desce
         check_sorts(a, dtype, 0, descending)
 
 
+@pytest.mark.parametrize("dtype", ["int32", "float64"])
+@pytest.mark.parametrize("shape", ["rises", "falls"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_rows_whose_halves_are_in_order_but_not_across(dtype, shape, descending):
+    """A long row is checked for order in pieces over the threads, each with the element before
+    it: halves in order (or in reverse) that meet out of it are sorted."""
+    n = 3 * (sorting.PARALLEL_BYTES // np.dtype(dtype).itemsize) // 2
+    half = np.arange(n // 2)
+    a = np.concatenate([half, half + (1 if shape == "rises" else -1) * n // 4])
+    a = (a if shape == "rises" else a[::-1]).astype(dtype)
+    check_sorts(a, dtype, 0, descending)
+    check_sorts(a[1:], dtype, 0, descending)
+
+
 @settings(max_examples=60)
 @given(st.sampled_from(["int32", "uint16", "float32", "float64", "int64"]),
        st.sampled_from([300, 5000, 70_000]), st.integers(1, 2 * sorting._NEAR),

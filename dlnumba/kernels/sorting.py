@@ -426,14 +426,16 @@ def _changes(src, s, step, start, end, codec, flip, top):
 
 
 @njit(inline="always")
-def _write_block(src, s, src_step, dst, t, dst_step, n, start, end, direction, positions):
+def _write_block(src, s, src_step, dst, t, dst_step, n, start, end, direction, positions,
+                 origin):
     """Write places ``start`` to ``end`` of the sort of a real row of ``n`` elements that is
     the row itself (``direction`` 1) or its reverse (-1): values, or with ``positions`` the
-    positions of the row's elements; a loop for each case, which LLVM vectorizes."""
+    positions of the row's elements, counted from ``origin``; a loop for each case, which LLVM
+    vectorizes."""
     last = n - 1 if direction < 0 else 0
     if positions:
         for j in range(start, end):
-            dst[t + j * dst_step] = last + direction * j
+            dst[t + j * dst_step] = origin + last + direction * j
     elif direction > 0:
         for j in range(start, end):
             dst[t + j * dst_step] = src[s + j * src_step]
@@ -443,13 +445,15 @@ def _write_block(src, s, src_step, dst, t, dst_step, n, start, end, direction, p
 
 
 @njit(inline="always")
-def _write_if_ordered(src, s, src_step, dst, t, dst_step, n, codec, flip, top, positions):
+def _write_if_ordered(src, s, src_step, dst, t, dst_step, n, codec, flip, top, positions,
+                      back, origin):
     """Write the sort of a real row of ``n`` elements whose keys never fall (the row is its own
-    stable sort) or always fall (its reverse is), as :func:`_write_block` does, and return
-    True; else return False, with some of ``dst`` written. Each block of ``_BLOCK`` elements is
-    checked, then written while it is in the cache: from the row's start, or where the first
-    block falls, from its end, so that the result is written in order. A row's first blocks of
-    one value, as their bits show, are checked without their keys."""
+    stable sort; return 1) or always fall (its reverse is, written from ``back`` in ``dst``
+    rather than ``t``; return -1), as :func:`_write_block` does; else return 0, with some of
+    ``dst`` written. Each block of ``_BLOCK`` elements is checked, then written while it is in
+    the cache: from the row's start, or where the first block falls, from its end, so that the
+    result is written in order. A row's first blocks of one value, as their bits show, are
+    checked without their keys."""
     first = src[s]
     uniform = rising = falling = True
     for start in range(0, n, _BLOCK):
@@ -465,18 +469,19 @@ def _write_if_ordered(src, s, src_step, dst, t, dst_step, n, codec, flip, top, p
             rising &= not downs
             falling &= not ups
             if not (rising or falling):
-                return False
+                return 0
         if not rising:
             break
-        _write_block(src, s, src_step, dst, t, dst_step, n, start, end, 1, positions)
+        _write_block(src, s, src_step, dst, t, dst_step, n, start, end, 1, positions, origin)
     if rising:
-        return True
+        return 1
     for start in range((n - 1) // _BLOCK * _BLOCK, -1, -_BLOCK):  # the first block falls
         end = min(start + _BLOCK, n)
         if start and _changes(src, s, src_step, start, end, codec, flip, top)[0]:
-            return False
-        _write_block(src, s, src_step, dst, t, dst_step, n, n - end, n - start, -1, positions)
-    return True
+            return 0
+        _write_block(src, s, src_step, dst, back, dst_step, n, n - end, n - start, -1,
+                     positions, origin)
+    return -1
 
 
 @njit(nogil=True)
@@ -484,7 +489,7 @@ def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare
                  counts):
     """Write the sorted values of one real row (its keys sorted without an order)."""
     top = _top(keys)
-    if _write_if_ordered(src, s, src_step, dst, t, dst_step, n, codec, flip, top, False):
+    if _write_if_ordered(src, s, src_step, dst, t, dst_step, n, codec, flip, top, False, t, 0):
         return
     special = _encode_keys(src, s, src_step, 0, n, keys, keys, False, codec, flip)[0]
     if _sort_keys(keys, no_order, spare, no_order, n, counts, True):
@@ -605,9 +610,9 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
     for _ in range(outer):
         if components > 1 or not (
                 _write_if_ordered(src, s, src_step, dst_indices, t, dst_step, n, codec, flip,
-                                  top, True) if indices else
+                                  top, True, t, 0) if indices else
                 _write_if_ordered(src, s, src_step, dst_values, t, dst_step, n, codec, flip,
-                                  top, False)):
+                                  top, False, t, 0)):
             positions = _sort_order(src, s, src_step, n, codec, flip, components, keys, spare,
                                     order, spare_order, counts)
             for j in range(n):
@@ -622,19 +627,23 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
 
 
 @entry_point()
-def ordered_row(src_address, src_step, dst_address, dst_step, n, unit, codec, flip, indices,
-                positions):
-    """Write the sort of a real row of ``n`` elements that is its own stable sort, or whose
-    reverse is (see :func:`_write_if_ordered`; ``flip`` as for :func:`encode_piece`): its
-    values, or with ``indices`` their int64 positions (``positions`` is an empty int64 array);
-    return whether the row was one of those (else some of the row at ``dst_address`` is
-    written)."""
-    src = _typed_pointer(src_address, unit)
+def ordered_row(src_address, src_step, dst_address, dst_step, n, low, high, unit, codec, flip,
+                indices, positions):
+    """Write elements ``low - 1`` (unless ``low`` is 0) to ``high`` of a real row of ``n``
+    elements where the row's sort puts them, if their keys never fall (return 1: the row is its
+    own stable sort if every part of it is) or always fall (return -1: its reverse is), see
+    :func:`_write_if_ordered` (``flip`` as for :func:`encode_piece`): their values, or with
+    ``indices`` their int64 positions (``positions`` is an empty int64 array); else return 0,
+    with some of the row at ``dst_address`` written."""
+    start = max(low - 1, 0)
+    src, top, back = _typed_pointer(src_address, unit), _top(unit), (n - high) * dst_step
     if indices:
-        return _write_if_ordered(src, 0, src_step, _typed_pointer(dst_address, positions), 0,
-                                 dst_step, n, codec, flip, _top(unit), True)
-    return _write_if_ordered(src, 0, src_step, _typed_pointer(dst_address, unit), 0, dst_step,
-                             n, codec, flip, _top(unit), False)
+        return _write_if_ordered(src, start * src_step, src_step,
+                                 _typed_pointer(dst_address, positions), start * dst_step,
+                                 dst_step, high - start, codec, flip, top, True, back, start)
+    return _write_if_ordered(src, start * src_step, src_step, _typed_pointer(dst_address, unit),
+                             start * dst_step, dst_step, high - start, codec, flip, top, False,
+                             back, start)
 
 
 @entry_point()
@@ -655,8 +664,9 @@ def near_piece(keys, order, low, high, done):
     """Try the insertion sort of ``keys[low:high]`` of a nearly sorted row (see ``_NEAR``; with
     their positions in ``order`` unless it is empty, which are first written); set ``done[0]``
     to whether it sorted them (else they are a permutation that keeps equal keys in order)."""
-    for i in range(low, high if order.size else low):
-        order[i] = i
+    if order.size:
+        for i in range(low, high):
+            order[i] = i
     done[0] = _near(keys, order, low, high)
 
 
@@ -1208,7 +1218,7 @@ def sort_axis(x, axis, out, descending, indices):
         row = (x._address + plan.offsets[0] * sizes[0], x._strides[axis],
                out._address + plan.offsets[1] * sizes[1], out._strides[axis], n, unit, codec)
         flip = np.uint64(2 ** (8 * unit.itemsize) - 1 if descending else 0)
-        if ordered_row(*row, flip, indices, _NO_ORDER):  # before any work buffer is taken
+        if _ordered(row, flip, indices, THREADS if long_row else 1):  # before work buffers
             return
         if long_row or in_halves:
             (sort_row if long_row else sort_in_halves)(*row, flip, indices)
@@ -1222,6 +1232,20 @@ def sort_axis(x, axis, out, descending, indices):
 
 
 _SORT_ROWS, _ORDER_ROWS = Direct(sort_rows), Direct(order_rows)  # by unit, and counts or not
+_ORDERED_ROW = Direct(ordered_row)  # by unit
+
+
+def _ordered(row, flip, indices, pieces):
+    """Whether one real row (``src, src_step, dst, dst_step, n, unit, codec``) is its own
+    stable sort or its reverse is, written then (:func:`ordered_row`, one call per piece of the
+    row, over the engine's threads; ``flip`` as for :func:`encode_piece`)."""
+    src, src_step, dst, dst_step, n, unit, codec = row
+    bounds = [n * k // pieces for k in range(pieces + 1)]
+    calls = [(src, src_step, dst, dst_step, n, low, high, unit, codec, flip, indices, _NO_ORDER)
+             for low, high in zip(bounds[:-1], bounds[1:])]
+    if pieces == 1:
+        return _ORDERED_ROW(unit.itemsize, *calls[0]) != 0
+    return abs(sum(run_in_parallel(ordered_row, calls))) == pieces
 
 
 def sort_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
