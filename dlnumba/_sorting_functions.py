@@ -30,10 +30,10 @@ def sort(x: ndarray, /, *, axis: int = -1, descending: bool = False,
     descending : bool
         Largest first (NaNs first); equal elements still keep their order.
     stable : bool
-        Ignored: every sort gives the stable result (a radix sort, or for values whose keys
-        differ in few bits a counting sort, neither of which costs more for it; the quicksort
-        of values whose keys differ in many bits, on CPUs with AVX-512, gives it too, since
-        equal keys are equal values).
+        Ignored: every sort gives the stable result (a radix sort, an insertion sort of rows
+        nearly in order, or for values whose keys differ in few bits a counting sort, none of
+        which costs more for it; the quicksort of values whose keys differ in many bits, on
+        CPUs with AVX-512, gives it too, since equal keys are equal values).
     """
     return _sort("sort", x, axis, descending, stable, None)
 

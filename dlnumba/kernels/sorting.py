@@ -3,7 +3,8 @@ the bits where the keys differ for long rows, a merge sort for short ones; one l
 sorted over the engine's threads, its values by counting where few bits of their keys differ,
 else in buckets of their top bits, see :func:`sort_row`, and a shorter one in two halves, one
 per thread, then merged, see :func:`sort_in_halves`), and the searches that use the same order.
-A real row whose keys never fall, or always fall, is copied in its order or reversed. Where
+A real row whose keys never fall, or always fall, is copied in its order or reversed; one
+whose keys rarely fall is first tried by an insertion sort that stops when keys move far. Where
 the CPU has AVX-512, keys of values that differ in more bits than two radix passes cover (in a
 row sorted in halves, see :func:`_split_rather`) are quicksorted in vectors
 (:mod:`.quicksort`): equal keys are equal values, so the result is the stable sort's.
@@ -1256,9 +1257,11 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     The engine's threads each take a piece of the row, then of every pass. Its keys
     (:func:`encode_piece`) are sorted on the bits where they differ, less the least key: by
     counting them when they are values that differ in at most ``_COUNTED`` bits, or that are
-    at least ``_COUNTED_EACH`` per value their bits can take (:func:`_count_row`), other
-    values in buckets of their top bits (:func:`_bucket_row`), positions, and values crowded
-    in a few buckets, by a stable LSD radix sort (:func:`_radix_row`).
+    at least ``_COUNTED_EACH`` per value their bits can take (:func:`_count_row`); where at
+    most one key in ``_FALLS`` falls below the one before it, by insertion in two halves, then
+    merged, if that sorts them (:func:`_near_row`); else values in buckets of their top bits
+    (:func:`_bucket_row`), positions, and values crowded in a few buckets, by a stable LSD
+    radix sort (:func:`_radix_row`).
     """
     bounds = [n * k // THREADS for k in range(THREADS + 1)]
     pieces = list(zip(bounds[:-1], bounds[1:]))
