@@ -307,7 +307,8 @@ def _long_row_calls(xp, dtype):
     threads (:func:`.kernels.sorting.sort_row`), or in halves on two of them
     (:func:`.kernels.sorting.sort_in_halves`): values that differ in few bits (counted), in
     many (in buckets), positions (radix sorted), rows in order but for two neighbours (sorted
-    by insertion), and values with a NaN (written back)."""
+    by insertion; values of many bits too, which are not counted), and values with a NaN
+    (written back)."""
     from .kernels.sorting import HALVES
     from .kernels.threads import PARALLEL_BYTES
     for name, size in (("long row", PARALLEL_BYTES // dtype.itemsize), ("row in halves", HALVES)):
@@ -317,9 +318,10 @@ def _long_row_calls(xp, dtype):
         rise = size // 100  # where the values of 100 * steps // size first rise: swapped there
         near = xp.astype(xp.where(steps == rise - 1, 1, xp.where(steps == rise, 0,
                                                                  100 * steps // size)), dtype)
-        yield f"sort of a {name}", lambda few=few, many=many, near=near: (
+        wide = xp.astype(xp.where(steps == 1, 2, xp.where(steps == 2, 1, steps)), dtype)
+        yield f"sort of a {name}", lambda few=few, many=many, near=near, wide=wide: (
             xp.sort(few), xp.sort(many, descending=True), xp.argsort(many),
-            xp.argsort(few, stable=False), xp.sort(near), xp.argsort(near))
+            xp.argsort(few, stable=False), xp.sort(near), xp.argsort(near), xp.sort(wide))
         if xp.isdtype(dtype, "real floating"):
             with_nan = xp.concat([xp.asarray([float("nan")], dtype=dtype), many[1:]])
             yield f"sort of a {name} with a NaN", lambda with_nan=with_nan: xp.sort(with_nan)
