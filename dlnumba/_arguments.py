@@ -113,16 +113,23 @@ def on_host(function: _F) -> _F:
     return computed_on_host
 
 
+_PLAIN = frozenset((bool, int, float, str, type(None)))  # keyword values that hold no array
+
+
 def _device_of(name, args, kwargs):
     """The one device of the arrays among the arguments and of a ``device`` argument (CPU when
     there is none)."""
-    if args and not kwargs and type(args[0]) is ndarray:  # arrays only: kept lean
+    if args and type(args[0]) is ndarray and "device" not in kwargs:  # kept lean
         found = args[0]._device
         for value in args:
             if type(value) is not ndarray or value._device is not found:
                 break
         else:
-            return found
+            for value in kwargs.values():
+                if type(value) not in _PLAIN:
+                    break
+            else:
+                return found
     found = as_device(kwargs["device"]) if kwargs.get("device") is not None else None
     for value in (*args, *kwargs.values()) if kwargs else args:
         for item in value if type(value) in (list, tuple) else (value,):

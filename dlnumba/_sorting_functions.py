@@ -48,9 +48,10 @@ def argsort(x: ndarray, /, *, axis: int = -1, descending: bool = False,
 def _sort(name, x, axis, descending, stable, dtype):
     if not isinstance(x, ndarray):
         raise TypeError(f"{name} expects a dlnumba.ndarray, not {type(x).__name__}")
-    for flag, value in (("descending", descending), ("stable", stable)):
-        if not isinstance(value, bool):
-            raise TypeError(f"{name}: {flag} must be a bool, not {value!r}")
+    if type(descending) is not bool or type(stable) is not bool:
+        flag, value = ("descending", descending) if type(descending) is not bool else \
+            ("stable", stable)
+        raise TypeError(f"{name}: {flag} must be a bool, not {value!r}")
     axis = normalize_axis(axis, x.ndim, name)
     out = ndarray._empty(x.shape, dtype or x._dtype, x.device)
     sort_axis(x, axis, out, descending, dtype is not None)

@@ -37,7 +37,9 @@ import numpy as np
 from .._numba import carray, njit, overload, types
 
 from .. import _dtypes
+from .._layout import size_of
 from .._memory import ALIGNMENT, POOLED_BYTES, allocate_host as allocate, numpy_view
+from ..shared.conversions import reinterpret
 from ..shared.plan import make_plan
 from ..shared.tags import UNITS
 from .threads import (PARALLEL_BYTES, PIECE, RUNNER_WORDS, THREADS, WORD, pieces_state,
@@ -417,13 +419,39 @@ def _changes(src, s, step, start, end, codec, flip, top):
             ups |= key >= before
             downs |= key < before
         return ups, downs
-    negate = np.int64(-1) if flip else np.int64(0)
+    if flip:  # NaNs first
+        for i in range(start, end):
+            before = _as_float(src[s + (i - 1) * step], codec[0], top)
+            rises = (before != before) | (_as_float(src[s + i * step], codec[0], top) <= before)
+            ups |= rises
+            downs |= not rises
+        return ups, downs
     for i in range(start, end):
-        before = _float_order(np.uint64(src[s + (i - 1) * step]), codec[0], top, negate)
-        key = _float_order(np.uint64(src[s + i * step]), codec[0], top, negate)
-        ups |= key >= before
-        downs |= key < before
+        key = _as_float(src[s + i * step], codec[0], top)
+        rises = (key != key) | (key >= _as_float(src[s + (i - 1) * step], codec[0], top))
+        ups |= rises
+        downs |= not rises
     return ups, downs
+
+
+def _as_float(bits, infinity, top):
+    """A float that orders as the float of stored bits ``bits`` (compiled only): the float32 or
+    float64 itself, and for 16-bit floats their order as an integer (as :func:`_float_order`
+    gives it, without its branch) as a float32; compared as floats, in lanes of the floats'
+    width."""
+
+
+@overload(_as_float, inline="always")
+def _as_float_overload(bits, infinity, top):
+    if bits.bitwidth <= 16:  # 8 bits: compiled for integer keys, never run
+        def as_float(bits, infinity, top):
+            magnitude = np.int64(np.uint64(bits) & ~top)
+            sign = np.int64(0) - np.int64(np.uint64(bits) & top != 0)
+            nan = np.int64(magnitude > np.int64(infinity))
+            return np.float32(((magnitude ^ sign) - sign) * (1 - nan) + (nan << 20))
+        return as_float
+    kind = np.float32 if bits.bitwidth == 32 else np.float64
+    return lambda bits, infinity, top: reinterpret(bits, kind)
 
 
 @njit(inline="always")
@@ -459,10 +487,21 @@ def _write_if_ordered(src, s, src_step, dst, t, dst_step, n, codec, flip, top, p
     uniform = rising = falling = True
     for start in range(0, n, _BLOCK):
         end = min(start + _BLOCK, n)
+        written = uniform and start > 0  # after a first block of one value, none falls
         if uniform:
             differ = first ^ first
-            for i in range(start, end):
-                differ |= src[s + i * src_step] ^ first
+            if not written:
+                for i in range(start, end):
+                    differ |= src[s + i * src_step] ^ first
+            elif positions:  # written as it is checked
+                for i in range(start, end):
+                    differ |= src[s + i * src_step] ^ first
+                    dst[t + i * dst_step] = origin + i
+            else:
+                for i in range(start, end):
+                    value = src[s + i * src_step]
+                    differ |= value ^ first
+                    dst[t + i * dst_step] = value
             uniform = differ == 0
             falling &= uniform and end == 1 or not uniform and start == 0
         if not uniform:
@@ -473,7 +512,9 @@ def _write_if_ordered(src, s, src_step, dst, t, dst_step, n, codec, flip, top, p
                 return 0
         if not rising:
             break
-        _write_block(src, s, src_step, dst, t, dst_step, n, start, end, 1, positions, origin)
+        if not (written and uniform):
+            _write_block(src, s, src_step, dst, t, dst_step, n, start, end, 1, positions,
+                         origin)
     if rising:
         return 1
     for start in range((n - 1) // _BLOCK * _BLOCK, -1, -_BLOCK):  # the first block falls
@@ -639,12 +680,18 @@ def ordered_row(src_address, src_step, dst_address, dst_step, n, low, high, unit
     start = max(low - 1, 0)
     src, top, back = _typed_pointer(src_address, unit), _top(unit), (n - high) * dst_step
     if indices:
-        return _write_if_ordered(src, start * src_step, src_step,
-                                 _typed_pointer(dst_address, positions), start * dst_step,
+        dst = _typed_pointer(dst_address, positions)
+        if src_step == 1 and dst_step == 1:  # constant steps: LLVM vectorizes the reverse too
+            return _write_if_ordered(src, start, 1, dst, start, 1, high - start, codec, flip,
+                                     top, True, back, start)
+        return _write_if_ordered(src, start * src_step, src_step, dst, start * dst_step,
                                  dst_step, high - start, codec, flip, top, True, back, start)
-    return _write_if_ordered(src, start * src_step, src_step, _typed_pointer(dst_address, unit),
-                             start * dst_step, dst_step, high - start, codec, flip, top, False,
-                             back, start)
+    dst = _typed_pointer(dst_address, unit)
+    if src_step == 1 and dst_step == 1:
+        return _write_if_ordered(src, start, 1, dst, start, 1, high - start, codec, flip, top,
+                                 False, back, start)
+    return _write_if_ordered(src, start * src_step, src_step, dst, start * dst_step, dst_step,
+                             high - start, codec, flip, top, False, back, start)
 
 
 @entry_point()
@@ -1191,12 +1238,16 @@ def sort_axis(x, axis, out, descending, indices):
     """Sort the ndarray ``x`` along ``axis`` into ``out`` (an ndarray of ``x``'s shape): the
     values (``x``'s dtype), or with ``indices`` the int64 positions along the axis."""
     n = x.shape[axis]
+    unit, codec, components = key_layout(x._dtype)
+    if components == 1 and size_of(x._shape) == n and (
+            n >= HALVES or n * unit.itemsize >= min(POOLED_BYTES, PARALLEL_BYTES)):
+        if _sorted_one_row(x, axis, out, n, unit, codec, descending, indices):
+            return
     drop = lambda t: t[:axis] + t[axis + 1:]
     plan = make_plan(drop(x.shape), drop(x._strides), drop(out._strides))
     if plan is None or n == 0:
         return
     sizes = x._dtype.itemsize, out._dtype.itemsize
-    unit, codec, components = key_layout(x._dtype)
     by_order = indices or components > 1
 
     def arguments(offsets, part):
@@ -1212,18 +1263,6 @@ def sort_axis(x, axis, out, descending, indices):
                     _room(room, _POSITION), counts)
         return (*layout, descending, *work, _NO_ORDER, counts)
 
-    one_row = plan.size == 1 and components == 1
-    long_row = one_row and n * sizes[0] >= PARALLEL_BYTES
-    in_halves = one_row and THREADS > 1 and n >= HALVES and out._strides[axis] > 0
-    if long_row or in_halves or one_row and n * sizes[0] >= POOLED_BYTES:
-        row = (x._address + plan.offsets[0] * sizes[0], x._strides[axis],
-               out._address + plan.offsets[1] * sizes[1], out._strides[axis], n, unit, codec)
-        flip = np.uint64(2 ** (8 * unit.itemsize) - 1 if descending else 0)
-        if _ordered(row, flip, indices, THREADS if long_row else 1):  # before work buffers
-            return
-        if long_row or in_halves:
-            (sort_row if long_row else sort_in_halves)(*row, flip, indices)
-            return
     if x.size * sizes[0] >= PARALLEL_BYTES and THREADS > 1 and plan.size > 1:
         run_in_parallel(order_rows if by_order else sort_rows,
                         [arguments(*piece) for piece in plan.split(THREADS)])
@@ -1236,17 +1275,40 @@ _SORT_ROWS, _ORDER_ROWS = Direct(sort_rows), Direct(order_rows)  # by unit, and 
 _ORDERED_ROW = Direct(ordered_row)  # by unit
 
 
-def _ordered(row, flip, indices, pieces):
-    """Whether one real row (``src, src_step, dst, dst_step, n, unit, codec``) is its own
+def _sorted_one_row(x, axis, out, n, unit, codec, descending, indices):
+    """Sort an ``x`` of one real row of ``n`` elements (``HALVES`` or ``POOLED_BYTES`` at
+    least) along ``axis`` as :func:`sort_axis` does, if its order or the engine's threads allow
+    it without :func:`sort_rows`: checked for order first, before any work memory
+    (:func:`ordered_row`, over the threads when long), then sorted by :func:`sort_row` when
+    long, else by :func:`sort_in_halves`. Returns whether it is sorted."""
+    src, src_step, dst, dst_step = x._address, x._strides[axis], out._address, out._strides[axis]
+    flip = _FLIPS[unit.itemsize][descending]
+    if n * unit.itemsize >= PARALLEL_BYTES:
+        row = (src, src_step, dst, dst_step, n, unit, codec)
+        if not _ordered(row, flip, indices):
+            sort_row(*row, flip, indices)
+        return True
+    checked = (src, src_step, dst, dst_step, n, 0, n, unit, codec, flip, indices, _NO_ORDER)
+    if (_ORDERED_ROW.get(unit.itemsize) or _ORDERED_ROW.entry(unit.itemsize, checked))(*checked):
+        return True
+    if THREADS > 1 and n >= HALVES and dst_step > 0:
+        sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices)
+        return True
+    return False
+
+
+_FLIPS = {size: (np.uint64(0), np.uint64(2 ** (8 * size) - 1)) for size in (1, 2, 4, 8)}
+
+
+def _ordered(row, flip, indices):
+    """Whether one long real row (``src, src_step, dst, dst_step, n, unit, codec``) is its own
     stable sort or its reverse is, written then (:func:`ordered_row`, one call per piece of the
     row, over the engine's threads; ``flip`` as for :func:`encode_piece`)."""
     src, src_step, dst, dst_step, n, unit, codec = row
-    bounds = [n * k // pieces for k in range(pieces + 1)]
+    bounds = [n * k // THREADS for k in range(THREADS + 1)]
     calls = [(src, src_step, dst, dst_step, n, low, high, unit, codec, flip, indices, _NO_ORDER)
              for low, high in zip(bounds[:-1], bounds[1:])]
-    if pieces == 1:
-        return _ORDERED_ROW(unit.itemsize, *calls[0]) != 0
-    return abs(sum(run_in_parallel(ordered_row, calls))) == pieces
+    return abs(sum(run_in_parallel(ordered_row, calls))) == THREADS
 
 
 def sort_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
