@@ -394,19 +394,6 @@ def _signed_key_overload(bits, shift):
 
 
 @njit(inline="always")
-def _float_order(bits, infinity, top, negate):
-    """A signed integer that orders floats of stored bits ``bits`` as their keys do (see
-    :func:`_encode`; ``negate`` -1 when keys are inverted, else 0), with fewer operations: the
-    magnitude, negated for negatives, and the largest int64 for NaNs. Arithmetic, not
-    branches: LLVM then vectorizes the loops that call it."""
-    magnitude = np.int64(bits & ~top)
-    sign = np.int64(0) - np.int64(bits & top != 0)
-    order = (magnitude ^ sign) - sign
-    order = np.int64(0x7FFFFFFFFFFFFFFF) if magnitude > np.int64(infinity) else order
-    return (order ^ negate) - negate
-
-
-@njit(inline="always")
 def _changes(src, s, step, start, end, codec, flip, top):
     """Whether some key of a row rises, and whether one falls, from the element before
     ``start`` to the one before ``end``: a count of the falls, in a loop without an exit,
@@ -431,10 +418,11 @@ def _changes(src, s, step, start, end, codec, flip, top):
 
 
 def _as_float(bits, infinity, top):
-    """A float that orders as the float of stored bits ``bits`` (compiled only): the float32 or
-    float64 itself, and for 16-bit floats their order as an integer (as :func:`_float_order`
-    gives it, without its branch) as a float32; compared as floats, in lanes of the floats'
-    width."""
+    """A float that orders as the float of stored bits ``bits`` (``infinity`` its largest
+    magnitude that is not NaN, ``top`` its sign bit) does, NaNs after every number (compiled
+    only): the float32 or float64 itself, compared as floats in lanes of their width; for
+    16-bit floats a float32 of their magnitude, negated for negatives, or of 2**20 for NaNs
+    (arithmetic, not branches: LLVM vectorizes the loops that call it)."""
 
 
 @overload(_as_float, inline="always")
@@ -478,7 +466,7 @@ def _write_if_ordered(src, s, src_step, dst, t, dst_step, n, codec, flip, top, p
     ``dst`` written. Each block of ``_BLOCK`` elements is checked, then written while it is in
     the cache: from the row's start, or where the first block falls, from its end, so that the
     result is written in order. A row's first blocks of one value, as their bits show, are
-    checked without their keys."""
+    checked without their keys, and after the first block, written as they are checked."""
     first = src[s]
     uniform = rising = falling = True
     for start in range(0, n, _BLOCK):
