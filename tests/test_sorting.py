@@ -351,6 +351,32 @@ def test_long_rows_sorted_in_buckets(dtype, n, descending):
     assert finish.called
 
 
+@pytest.mark.parametrize("dtype", ["int32", "uint64", "float32", "float64"])
+@pytest.mark.parametrize("data", ["blocks", "pairs", "random"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_rows_whose_neighbours_share_buckets(dtype, data, descending):
+    """Values whose neighbours mostly share a bucket (ascending runs that interleave, as
+    NumPy's sorted blocks do, and a row in order but for swapped pairs too far apart for the
+    insertion sort) are moved with their bucket's count in a register; random values are not."""
+    n, rng = 5000, np.random.default_rng(9)
+    steps = np.arange(n)
+    if data == "blocks":
+        a = steps[np.argsort(steps % 5, kind="stable")]
+    elif data == "pairs":
+        a = steps.copy()
+        for x, y in rng.integers(0, n, (n // 100, 2)):
+            a[x], a[y] = a[y], a[x]
+    else:
+        a = rng.permutation(n)
+    scale = {"int32": 400_001, "uint64": 2 ** 40 + 1}.get(dtype, 0.37)  # keys of many bits
+    a = (a * scale - (0 if dtype == "uint64" else n // 2 * scale)).astype(dtype)
+    move = mock.Mock(wraps=sorting.move_piece)
+    with mock.patch.object(sorting, "PARALLEL_BYTES", 1), \
+            mock.patch.object(sorting, "move_piece", move):
+        check_sorts(a, dtype, 0, descending)
+    assert {call.args[-1] for call in move.call_args_list} == {data != "random"}
+
+
 def test_long_rows_of_a_few_crowded_buckets():
     """Keys that crowd one bucket (two thirds of them one value) fall back to the passes over
     the whole row; NaNs and infinities too."""

@@ -74,6 +74,7 @@ _COUNTED, _COUNTED_EACH = 16, 8
 # buckets of equal counts would start a power of two apart, in the same cache sets, and with a
 # whole cache line between them still at the same place in their lines and pages.
 _PREFIX, _BUCKET, _FEW, _SPACED = 16, 16384, 32, 33
+_SAMPLED = 4096  # keys looked at to tell whether the row's neighbours share buckets
 HALVES = 1 << 15  # a row of this many elements or more is sorted in halves on two threads
 # Rows that are nearly sorted, as is data with a few areas out of order, are sorted by
 # insertion, which stops when a key moves farther than _NEAR places or the keys so far have
@@ -749,9 +750,25 @@ def count_piece(keys, ends, space, low, high, least, shift, mask, counts):
 
 
 @entry_point()
-def move_piece(keys, low, high, least, shift, mask, buckets, offsets, spare):
+def move_piece(keys, low, high, least, shift, mask, buckets, offsets, spare, runs):
     """Move ``keys[low:high]`` to the uint64 ``offsets`` of their bucket, ``buckets[digit]``
-    (uint16, see :func:`count_piece`), counting up, in ``spare``."""
+    (uint16, see :func:`count_piece`), counting up, in ``spare``. With ``runs`` (keys next to
+    each other mostly share a bucket) the offset of the last key's bucket stays in a register
+    until a key of another bucket comes: its count in memory would make each key wait for the
+    one before."""
+    if runs:
+        last = buckets[_digit(keys[np.uint64(low)], least, shift, mask)]
+        o = offsets[last]
+        for i in range(low, high):
+            key = keys[np.uint64(i)]
+            b = buckets[_digit(key, least, shift, mask)]
+            if b != last:
+                offsets[last] = o
+                o, last = offsets[b], b
+            spare[o] = key
+            o += np.uint64(1)
+        offsets[last] = o
+        return
     for i in range(low, high):
         key = keys[np.uint64(i)]
         b = buckets[_digit(key, least, shift, mask)]
@@ -1458,6 +1475,18 @@ def _radix_row(keys, order, pieces, least, low_bit, bits, with_order, packed, ds
         ends, space, first = np.cumsum(totals), gap, False
 
 
+def _in_runs(keys, n, least, shift, mask, buckets):
+    """Whether most keys of a row share a bucket (``buckets[digit]``, see :func:`move_piece`)
+    with the key before them, in ``_SAMPLED`` keys from four places of the row."""
+    same = 0
+    for k in range(4):
+        start = k * n // 4
+        sample = keys[start:start + _SAMPLED // 4].astype(np.uint64)
+        found = buckets[((sample - least) >> shift) & mask]
+        same += np.count_nonzero(found[1:] == found[:-1])
+    return same * 2 > _SAMPLED
+
+
 def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
     """Sort the values of a row whose ``keys`` differ in ``bits`` bits from ``low_bit`` on in
     buckets of about ``_BUCKET`` keys, runs of the ``_PREFIX`` top bits' values that a
@@ -1488,8 +1517,9 @@ def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
     starts = np.append(np.uint64(0), np.cumsum(totals + spaces)).astype(np.int64)
     offsets = np.cumsum(counts, 0) - counts + starts[:-1].astype(np.uint64)
     spare, scratch = _room(int(starts[-1]), keys.dtype), _room(int(starts[-1]), keys.dtype)
+    runs = _in_runs(keys, n, least, shift, mask, buckets)
     run_in_parallel(move_piece, [(keys, low, high, least, shift, mask, buckets, offsets[k],
-                                  spare) for k, (low, high) in enumerate(pieces)])
+                                  spare, runs) for k, (low, high) in enumerate(pieces)])
     run_in_parallel(finish_piece, [
         (spare, scratch, ends.astype(np.int64), starts, first, last,
          np.empty(_COUNTED_ROOM, np.uint64), dst, dst_step, codec, flip)
