@@ -653,6 +653,19 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
         s, t = advance(index, shape, ndim - 1, (s, t), src_strides, dst_strides)
 
 
+@njit(inline="always")
+def _write_part_if_ordered(src, src_step, dst, dst_step, start, high, codec, flip, top,
+                           positions, back):
+    """:func:`_write_if_ordered` of elements ``start`` to ``high`` of a row, their positions
+    counted from ``start``; with steps of 1 as constants, for which LLVM vectorizes the reverse
+    too."""
+    if src_step == 1 and dst_step == 1:
+        return _write_if_ordered(src, start, 1, dst, start, 1, high - start, codec, flip, top,
+                                 positions, back, start)
+    return _write_if_ordered(src, start * src_step, src_step, dst, start * dst_step, dst_step,
+                             high - start, codec, flip, top, positions, back, start)
+
+
 @entry_point()
 def ordered_row(src_address, src_step, dst_address, dst_step, n, low, high, unit, codec, flip,
                 indices, positions):
@@ -665,18 +678,10 @@ def ordered_row(src_address, src_step, dst_address, dst_step, n, low, high, unit
     start = max(low - 1, 0)
     src, top, back = _typed_pointer(src_address, unit), _top(unit), (n - high) * dst_step
     if indices:
-        dst = _typed_pointer(dst_address, positions)
-        if src_step == 1 and dst_step == 1:  # constant steps: LLVM vectorizes the reverse too
-            return _write_if_ordered(src, start, 1, dst, start, 1, high - start, codec, flip,
-                                     top, True, back, start)
-        return _write_if_ordered(src, start * src_step, src_step, dst, start * dst_step,
-                                 dst_step, high - start, codec, flip, top, True, back, start)
-    dst = _typed_pointer(dst_address, unit)
-    if src_step == 1 and dst_step == 1:
-        return _write_if_ordered(src, start, 1, dst, start, 1, high - start, codec, flip, top,
-                                 False, back, start)
-    return _write_if_ordered(src, start * src_step, src_step, dst, start * dst_step, dst_step,
-                             high - start, codec, flip, top, False, back, start)
+        return _write_part_if_ordered(src, src_step, _typed_pointer(dst_address, positions),
+                                      dst_step, start, high, codec, flip, top, True, back)
+    return _write_part_if_ordered(src, src_step, _typed_pointer(dst_address, unit), dst_step,
+                                  start, high, codec, flip, top, False, back)
 
 
 @entry_point()
