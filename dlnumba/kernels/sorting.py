@@ -761,7 +761,7 @@ def move_piece(keys, low, high, least, shift, mask, buckets, offsets, spare, run
     each other mostly share a bucket) the offset of the last key's bucket stays in a register
     until a key of another bucket comes: its count in memory would make each key wait for the
     one before."""
-    if runs:
+    if runs and high > low:
         last = buckets[_digit(keys[np.uint64(low)], least, shift, mask)]
         o = offsets[last]
         for i in range(low, high):
@@ -1482,14 +1482,15 @@ def _radix_row(keys, order, pieces, least, low_bit, bits, with_order, packed, ds
 
 def _in_runs(keys, n, least, shift, mask, buckets):
     """Whether most keys of a row share a bucket (``buckets[digit]``, see :func:`move_piece`)
-    with the key before them, in ``_SAMPLED`` keys from four places of the row."""
-    same = 0
+    with the key before them, in at most ``_SAMPLED`` keys from four places of the row."""
+    same = pairs = 0
     for k in range(4):
         start = k * n // 4
-        sample = keys[start:start + _SAMPLED // 4].astype(np.uint64)
+        sample = keys[start:min(start + _SAMPLED // 4, n)].astype(np.uint64)
         found = buckets[((sample - least) >> shift) & mask]
         same += np.count_nonzero(found[1:] == found[:-1])
-    return same * 2 > _SAMPLED
+        pairs += max(found.size - 1, 0)
+    return same * 2 > pairs
 
 
 def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
