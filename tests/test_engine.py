@@ -208,6 +208,18 @@ def test_threads_run_every_piece_once_in_order_and_raise_a_worker_error():
             run_in_parallel(kernel, [(i,) for i in range(50)])
 
 
+@pytest.mark.parametrize("shape", [(2, 222), (3, 8), (2, 1), (4, 257)])
+@pytest.mark.parametrize("dtype", [np.uint64, np.uint16])
+def test_rows_apart_start_cache_lines_of_their_own(shape, dtype):
+    """Rows that threads update (a radix sort's offsets) share no cache line and keep their
+    values; each is still a contiguous row that a kernel takes."""
+    rows = np.arange(np.prod(shape), dtype=dtype).reshape(shape)
+    apart = kernels.threads.rows_apart(rows)
+    assert np.array_equal(apart, rows) and apart.dtype == rows.dtype
+    for row in apart:
+        assert row.flags.c_contiguous and row.ctypes.data % 64 == 0
+
+
 def test_a_thread_streams_through_its_part_then_takes_the_others_from_their_ends():
     """One thread draining 8 pieces in 2 parts runs its part (the first to arrive takes part
     0) front to back, then part 1 back to front, away from where part 1's own thread reads."""

@@ -43,7 +43,7 @@ from ..shared.conversions import reinterpret
 from ..shared.plan import make_plan
 from ..shared.tags import UNITS
 from .threads import (PARALLEL_BYTES, PIECE, RUNNER_WORDS, THREADS, WORD, pieces_state,
-                      run_in_parallel, run_pieces)
+                      rows_apart, run_in_parallel, run_pieces)
 from .quicksort import quicksort, quicksorts, split
 from .transfer import _typed_pointer
 from .walk import Direct, advance, compile_run, entry_point, odometer
@@ -1367,8 +1367,8 @@ def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     thread quicksorts and writes one part."""
     room = n // 2 + 1 + (_GAP << _ONE_PASS)
     packed = _packs(unit.itemsize, indices)
-    keys_bytes = -(-2 * room * (8 if packed else unit.itemsize) // ALIGNMENT) * ALIGNMENT
-    order_bytes = 2 * room * _POSITION.itemsize if indices and not packed else 0
+    keys_bytes = _lines(2 * room * (8 if packed else unit.itemsize))
+    order_bytes = _lines(2 * room * _POSITION.itemsize) if indices and not packed else 0
     keys, owner = allocate(2 * keys_bytes + 2 * order_bytes + 8 * 2 * _COUNTED_ROOM)
     spare = keys + keys_bytes
     order = spare + keys_bytes
@@ -1391,6 +1391,12 @@ def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     del owner  # the pieces are done with the work memory
     if not indices and special:
         refill(src, src_step, dst, dst_step, n, unit, codec, flip)
+
+
+def _lines(nbytes):
+    """``nbytes`` rounded up to whole cache lines: each thread's counts then start a line of
+    their own."""
+    return -(-nbytes // ALIGNMENT) * ALIGNMENT
 
 
 @functools.lru_cache(maxsize=None)
@@ -1471,7 +1477,7 @@ def _radix_row(keys, order, pieces, least, low_bit, bits, with_order, packed, ds
             continue  # every key has this digit: the pass would not move anything
         gap = np.uint64(0 if last else _GAP)
         starts = np.cumsum(totals + gap) - totals - gap
-        offsets = np.cumsum(counts, 0) - counts + starts
+        offsets = rows_apart(np.cumsum(counts, 0) - counts + starts)
         run_in_parallel(scatter_piece, [
             (keys, order, ends, space, low, high, least, shift, mask, offsets[k], spare_keys,
              spare_order, first, dst if last else 0, dst_step, codec, flip, packed)
@@ -1521,7 +1527,7 @@ def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
     # room after each bucket: a long one's for the gaps of its radix sort (see _radix)
     spaces = np.where(totals >= 2 * _BUCKET, _GAP << _ONE_PASS, _SPACED).astype(np.uint64)
     starts = np.append(np.uint64(0), np.cumsum(totals + spaces)).astype(np.int64)
-    offsets = np.cumsum(counts, 0) - counts + starts[:-1].astype(np.uint64)
+    offsets = rows_apart(np.cumsum(counts, 0) - counts + starts[:-1].astype(np.uint64))
     spare, scratch = _room(int(starts[-1]), keys.dtype), _room(int(starts[-1]), keys.dtype)
     runs = _in_runs(keys, n, least, shift, mask, buckets)
     run_in_parallel(move_piece, [(keys, low, high, least, shift, mask, buckets, offsets[k],

@@ -20,6 +20,7 @@ import time
 import numpy as np
 from llvmlite import ir
 
+from .._memory import ALIGNMENT
 from .._native import buffer_address
 from .._numba import cgutils, intrinsic, njit, types
 
@@ -93,6 +94,22 @@ def _started_engine():
                                  name="dlnumba-kernels", daemon=True).start()
             _engine = tasks, slots, slots.ctypes.data, pending
     return _engine
+
+
+def rows_apart(rows):
+    """A copy of the 2-d array ``rows`` in which each row starts a cache line of its own.
+
+    Threads that each update their row many times (a radix sort's offsets) need it: a line
+    that two rows share would move between their cores at each update.
+    """
+    line = ALIGNMENT // rows.itemsize  # a cache line's items
+    count, width = rows.shape
+    padded = -(-width // line) * line
+    block = np.empty(count * padded + line, rows.dtype)
+    start = -block.ctypes.data % ALIGNMENT // rows.itemsize
+    apart = block[start:start + count * padded].reshape(count, padded)[:, :width]
+    apart[...] = rows
+    return apart
 
 
 def run_in_parallel(kernel, calls):
