@@ -377,6 +377,30 @@ def test_long_rows_whose_neighbours_share_buckets(dtype, data, descending):
     assert {call.args[-1] for call in move.call_args_list} == {data != "random"}
 
 
+def test_sorting_kernels_ask_for_wide_vectors():
+    """A kernel that calls ``wide_vectors`` asks LLVM for 512-bit vectors, which the x86-64-v4
+    level would otherwise not use, and is never inlined into a caller without that wish; it
+    still computes what it did."""
+    from dlnumba._numba import njit
+    from dlnumba.kernels.vectors import wide_vectors
+
+    @njit
+    def total(a):
+        wide_vectors()
+        s = 0
+        for v in a:
+            s += v
+        return s
+
+    assert total(np.arange(1000)) == 499500
+    ir = next(iter(total.inspect_llvm().values()))
+    definition = next(line for line in ir.splitlines()
+                      if line.startswith("define") and "total" in line and "cpython" not in line)
+    group = definition.rsplit("#", 1)[1].split()[0]  # the attributes are listed apart
+    attributes = next(line for line in ir.splitlines() if line.startswith(f"attributes #{group} "))
+    assert '"prefer-vector-width"="512"' in attributes and "noinline" in attributes
+
+
 def test_long_rows_of_a_few_crowded_buckets():
     """Keys that crowd one bucket (two thirds of them one value) fall back to the passes over
     the whole row; NaNs and infinities too."""

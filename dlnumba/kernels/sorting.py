@@ -46,6 +46,7 @@ from .threads import (PARALLEL_BYTES, PIECE, RUNNER_WORDS, THREADS, WORD, pieces
                       rows_apart, run_in_parallel, run_pieces)
 from .quicksort import quicksort, quicksorts, split
 from .transfer import _typed_pointer
+from .vectors import wide_vectors
 from .walk import Direct, advance, compile_run, entry_point, odometer
 
 _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
@@ -598,6 +599,7 @@ def sort_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src_
     for a radix sort of ``_GAPPED`` keys or more, see :func:`_sort_keys`), ``no_order`` is empty,
     and ``counts`` is room for a radix sort's buckets, or None for rows shorter than ``_RADIX``
     per byte of ``unit``."""
+    wide_vectors()
     src = _typed_pointer(src_address, unit)
     dst = _typed_pointer(dst_address, unit)
     flip = _top(unit) * np.uint64(2) - np.uint64(1) if descending else np.uint64(0)
@@ -623,6 +625,7 @@ def order_rows(shape, src_strides, dst_strides, src_address, dst_address, n, src
     ``components`` 2, ``unit`` the component's storage). ``order`` and ``spare_order`` have
     room for as many positions as ``keys`` has for keys; the rest is as for
     :func:`sort_rows`."""
+    wide_vectors()
     src = _typed_pointer(src_address, unit)
     dst_values = _typed_pointer(dst_address, unit)
     dst_indices = _typed_pointer(dst_address, order)
@@ -675,6 +678,7 @@ def ordered_row(src_address, src_step, dst_address, dst_step, n, low, high, unit
     :func:`_write_if_ordered` (``flip`` as for :func:`encode_piece`): their values, or with
     ``indices`` their int64 positions (``positions`` is an empty int64 array); else return 0,
     with some of the row at ``dst_address`` written."""
+    wide_vectors()
     start = max(low - 1, 0)
     src, top, back = _typed_pointer(src_address, unit), _top(unit), (n - high) * dst_step
     if indices:
@@ -692,6 +696,7 @@ def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summ
     half. Write to the uint64 ``summary`` the least and the greatest key, the bits in which some
     key differs from the first one, that first key, whether some element is special (see
     :func:`_special`) and how many keys are less than the one before them."""
+    wide_vectors()
     src = _typed_pointer(address, unit)
     summary[4], summary[0], summary[1], summary[2], summary[3], summary[5] = _encode_keys(
         src, 0, step, low, high, unit, keys[low:], packed, codec, flip)
@@ -702,6 +707,7 @@ def near_piece(keys, order, low, high, done):
     """Try the insertion sort of ``keys[low:high]`` of a nearly sorted row (see ``_NEAR``; with
     their positions in ``order`` unless it is empty, which are first written); set ``done[0]``
     to whether it sorted them (else they are a permutation that keeps equal keys in order)."""
+    wide_vectors()
     if order.size:
         for i in range(low, high):
             order[i] = i
@@ -714,6 +720,7 @@ def merge_piece(keys, order, middle, n, start, end, address, step, codec, flip, 
     ``keys[middle:n]`` (and ``order`` alongside unless it is empty) to the row at ``address``
     (``step`` apart, positive): their positions, from ``order`` or ``packed`` in the keys, else
     their values (``flip`` as for :func:`encode_piece`)."""
+    wide_vectors()
     second_order = order[middle:] if order.size else order
     size = (n - 1) * step + 1
     if order.size or packed:
@@ -739,6 +746,7 @@ def count_piece(keys, ends, space, low, high, least, shift, mask, counts):
     digits, in four tallies that take turns, so that keys crowded in a few digits do not each
     wait for the last one's count. ``keys`` holds the row in runs, each followed by ``space``
     free places: run ``r`` holds places ``ends[r - 1]`` to ``ends[r]`` (uint64)."""
+    wide_vectors()
     buckets = np.uint64(counts.size)
     ways = 4 if buckets <= 1 << _ONE_PASS else 1
     tallies = np.zeros(ways * buckets, np.uint64)
@@ -761,6 +769,7 @@ def move_piece(keys, low, high, least, shift, mask, buckets, offsets, spare, run
     each other mostly share a bucket) the offset of the last key's bucket stays in a register
     until a key of another bucket comes: its count in memory would make each key wait for the
     one before."""
+    wide_vectors()
     if runs and high > low:
         last = buckets[_digit(keys[np.uint64(low)], least, shift, mask)]
         o = offsets[last]
@@ -792,6 +801,7 @@ def scatter_piece(keys, order, ends, space, low, high, least, shift, mask, offse
     not 0) writes to the row of the result at ``address`` instead (``step`` apart): the
     positions (``packed``: the lower halves of the keys), or the values decoded from the keys
     (``flip`` undoes a descending sort's inversion)."""
+    wide_vectors()
     with_order = spare_order.size > 0
     one = np.uint64(1)
     for r in range(ends.size):
@@ -823,6 +833,7 @@ def finish_piece(keys, spare, ends, starts, first, last, counts, address, step, 
     room up to ``starts[b + 1]``) and write their values to the row at ``address`` (``step``
     apart): a few keys by insertion, more by :func:`_sort_keys` through ``spare`` (counted in
     the uint64 ``counts``), all in the cache."""
+    wide_vectors()
     values = _typed_pointer(address, keys)
     top, one, no_order = _top(keys), np.uint64(1), np.empty(0, np.int64)
     for b in range(first, last):
@@ -852,6 +863,7 @@ def fill_piece(ends, bucket, low, high, least, shift, address, step, unit, codec
     """Write places ``low`` to ``high`` of a row sorted by counting its keys (see
     :func:`sort_row`): the value of the key ``least + (b << shift)`` up to place ``ends[b]``,
     from ``bucket``, the bucket of place ``low``, on."""
+    wide_vectors()
     values = _typed_pointer(address, unit)
     top = _top(unit)
     i = low
@@ -867,6 +879,7 @@ def fill_piece(ends, bucket, low, high, least, shift, address, step, unit, codec
 @entry_point()
 def refill(src_address, src_step, dst_address, dst_step, n, unit, codec, flip):
     """:func:`_refill` for one row sorted by :func:`sort_row` or :func:`sort_in_halves`."""
+    wide_vectors()
     _refill(_typed_pointer(src_address, unit), 0, src_step, _typed_pointer(dst_address, unit),
             0, dst_step, n, unit, codec, flip)
 
@@ -1162,6 +1175,7 @@ def _halves_piece(itemsize, indices):
     key, with_order = np.dtype(np.uint64) if packed else unit, indices and not packed
 
     def piece(words_address, k):
+        wide_vectors()
         words = carray(_typed_pointer(words_address, WORD), _HALF_WORDS)
         n = words[_N]
         room = n // 2 + 1 + (_GAP << _ONE_PASS)  # a half's share of each work array

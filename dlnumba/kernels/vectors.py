@@ -1,6 +1,6 @@
 """Vectors of 64 bytes for the reduction kernels: a Numba type and the intrinsics Numba cannot
 express (a load, a lane-wise step and its notes, a lane mask, a lane move, the combination of a
-vector's lanes).
+vector's lanes); and a kernel's wish for 512-bit vectors where LLVM compiles its loops.
 
 A vector holds ``lanes(dtype)`` elements, one 64-byte line (an AVX-512 register: LLVM splits
 it where registers are narrower). The algorithms that use these are ``@njit`` Python
@@ -50,6 +50,20 @@ def vector_type(dtype, lanes=None):
 
 def _operation(op):
     return _OPERATIONS[OPERATIONS[op_name(op)][0]]
+
+
+@intrinsic
+def wide_vectors(typingctx):
+    """Compile the calling function's loops in 512-bit vectors where the CPU has them, though
+    its level prefers 256 bits (x86-64-v4 does, for CPUs that slow down on wider ones); the
+    function is then never inlined, where its caller's preference would apply instead."""
+    def codegen(context, builder, signature, args):
+        attributes = builder.function.attributes
+        set.add(attributes, '"prefer-vector-width"="512"')  # llvmlite lists no string attributes
+        attributes.add("noinline")
+        return context.get_dummy_value()
+
+    return types.none(), codegen
 
 
 @intrinsic
