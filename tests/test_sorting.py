@@ -401,6 +401,23 @@ def test_sorting_kernels_ask_for_wide_vectors():
     assert '"prefer-vector-width"="512"' in attributes and "noinline" in attributes
 
 
+@pytest.mark.parametrize("dtype", ["int64", "float32"])
+def test_buckets_sorted_in_work_memory_and_in_place(dtype):
+    """Buckets of fewer than twice ``_BUCKET`` keys are sorted in a thread's work memory, with
+    room for the radix sort's gaps; a larger one (a value repeated) in place, in the room its
+    bucket was given; both as NumPy sorts them."""
+    rng = np.random.default_rng(12)
+    a = rng.integers(-10 ** 6, 10 ** 6, 400_000).astype(dtype)
+    a[rng.permutation(a.size)[:50_000]] = 7
+    finish = mock.Mock(wraps=sorting.finish_piece)
+    with mock.patch.object(sorting, "PARALLEL_BYTES", 1), \
+            mock.patch.object(sorting, "finish_piece", finish):
+        check_sorts(a, dtype, 0, False)
+        check_sorts(a, dtype, 0, True)
+    sizes = np.diff(finish.call_args.args[2], prepend=0)
+    assert sizes.max() >= 2 * sorting._BUCKET and (sizes < 2 * sorting._BUCKET).sum() > 8
+
+
 def test_long_rows_of_a_few_crowded_buckets():
     """Keys that crowd one bucket (two thirds of them one value) fall back to the passes over
     the whole row; NaNs and infinities too."""

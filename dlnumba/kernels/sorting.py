@@ -75,6 +75,10 @@ _COUNTED, _COUNTED_EACH = 16, 8
 # buckets of equal counts would start a power of two apart, in the same cache sets, and with a
 # whole cache line between them still at the same place in their lines and pages.
 _PREFIX, _BUCKET, _FEW, _SPACED = 16, 16384, 32, 33
+# Buckets of fewer than 2 * _BUCKET keys are sorted in a thread's work memory, which has room
+# for them and their radix sort's gaps: without gaps its passes would write to digits a
+# power of two apart, in the same cache sets.
+_HELD = 2 * _BUCKET + (_GAP << _ONE_PASS)
 _SAMPLED = 4096  # keys looked at to tell whether the row's neighbours share buckets
 HALVES = 1 << 15  # a row of this many elements or more is sorted in halves on two threads
 # Rows that are nearly sorted, as is data with a few areas out of order, are sorted by
@@ -827,35 +831,44 @@ def scatter_piece(keys, order, ends, space, low, high, least, shift, mask, offse
 
 
 @entry_point()
-def finish_piece(keys, spare, ends, starts, first, last, counts, address, step, codec, flip):
+def finish_piece(keys, spare, ends, starts, first, last, counts, work, address, step, codec,
+                 flip):
     """Sort buckets ``first`` to ``last`` of a row's ``keys`` (bucket ``b`` holds places
     ``ends[b - 1]`` to ``ends[b]`` of the row, and starts at ``starts[b]`` in ``keys``, with
     room up to ``starts[b + 1]``) and write their values to the row at ``address`` (``step``
-    apart): a few keys by insertion, more by :func:`_sort_keys` through ``spare`` (counted in
-    the uint64 ``counts``), all in the cache."""
+    apart): a few keys by insertion, more by :func:`_sort_keys` (counted in the uint64
+    ``counts``), all in the cache: in ``work`` (``2 * _HELD`` keys) where they fit with
+    their gaps, else in place through ``spare``, whose room after the bucket holds them."""
     wide_vectors()
     values = _typed_pointer(address, keys)
     top, one, no_order = _top(keys), np.uint64(1), np.empty(0, np.int64)
+    held, held_spare = work[:_HELD], work[_HELD:]
     for b in range(first, last):
         place = np.uint64(ends[b - 1] if b else 0)
         start, room = np.uint64(starts[b]), np.uint64(starts[b + 1])
-        stop = start + np.uint64(ends[b]) - place
-        sorted_keys = keys
-        if stop - start > _FEW:
-            # no insertion first: each of the many buckets would pay for a failed try
+        n = np.uint64(ends[b]) - place
+        sorted_keys, at = keys, start
+        # no insertion first: each of the many buckets would pay for a failed try
+        if _FEW < n < 2 * _BUCKET:
+            for i in range(n):
+                held[i] = keys[start + i]
+            sorted_keys, at = held, np.uint64(0)
+            if _sort_keys(held, no_order, held_spare, no_order, np.int64(n), counts, False):
+                sorted_keys = held_spare
+        elif n > _FEW:
             if _sort_keys(keys[start:room], no_order, spare[start:room], no_order,
-                          np.int64(stop - start), counts, False):
+                          np.int64(n), counts, False):
                 sorted_keys = spare
         else:
-            for i in range(start, stop):
+            for i in range(start, start + n):
                 key, j = keys[i], i
                 while j > start and keys[j - one] > key:
                     keys[j] = keys[j - one]
                     j -= one
                 keys[j] = key
-        for i in range(start, stop):
-            values[np.int64(place + i - start) * step] = _decode(np.uint64(sorted_keys[i]) ^ flip,
-                                                                 codec, top)
+        for i in range(n):
+            values[np.int64(place + i) * step] = _decode(np.uint64(sorted_keys[at + i]) ^ flip,
+                                                         codec, top)
 
 
 @entry_point()
@@ -1548,6 +1561,6 @@ def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
                                   spare, runs) for k, (low, high) in enumerate(pieces)])
     run_in_parallel(finish_piece, [
         (spare, scratch, ends.astype(np.int64), starts, first, last,
-         np.empty(_COUNTED_ROOM, np.uint64), dst, dst_step, codec, flip)
-        for first, last in zip(cuts[:-1], cuts[1:])])
+         np.empty(_COUNTED_ROOM, np.uint64), _room(2 * _HELD, keys.dtype), dst, dst_step, codec,
+         flip) for first, last in zip(cuts[:-1], cuts[1:])])
     return True
