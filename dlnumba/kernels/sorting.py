@@ -1555,7 +1555,9 @@ def _bucket_row(keys, pieces, least, low_bit, bits, dst, dst_step, codec, flip):
     spaces = np.where(totals >= 2 * _BUCKET, _GAP << _ONE_PASS, _SPACED).astype(np.uint64)
     starts = np.append(np.uint64(0), np.cumsum(totals + spaces)).astype(np.int64)
     offsets = rows_apart(np.cumsum(counts, 0) - counts + starts[:-1].astype(np.uint64))
-    spare, scratch = _room(int(starts[-1]), keys.dtype), _room(int(starts[-1]), keys.dtype)
+    spare = _room(int(starts[-1]), keys.dtype)
+    # the radix sorts of buckets too long for a thread's work memory go through room of their own
+    scratch = _room(spare.size, keys.dtype) if (totals >= 2 * _BUCKET).any() else spare[:0]
     runs = _in_runs(keys, n, least, shift, mask, buckets)
     run_in_parallel(move_piece, [(keys, low, high, least, shift, mask, buckets, offsets[k],
                                   spare, runs) for k, (low, high) in enumerate(pieces)])
