@@ -20,7 +20,7 @@ import time
 import numpy as np
 from llvmlite import ir
 
-from .._memory import ALIGNMENT
+from .._memory import ALIGNMENT, allocate_host, numpy_view
 from .._native import buffer_address
 from .._numba import cgutils, intrinsic, njit, types
 
@@ -105,11 +105,10 @@ def rows_apart(rows):
     line = ALIGNMENT // rows.itemsize  # a cache line's items
     count, width = rows.shape
     padded = -(-width // line) * line
-    block = np.empty(count * padded + line, rows.dtype)
-    start = -block.ctypes.data % ALIGNMENT // rows.itemsize
-    apart = block[start:start + count * padded].reshape(count, padded)[:, :width]
-    apart[...] = rows
-    return apart
+    address, owner = allocate_host(count * padded * rows.itemsize)
+    apart = numpy_view(address, (count, padded), (padded, 1), rows.dtype, False, owner)
+    apart[:, :width] = rows
+    return apart[:, :width]
 
 
 def run_in_parallel(kernel, calls):
