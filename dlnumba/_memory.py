@@ -1,10 +1,8 @@
 """Host memory: 64-byte aligned allocations and the objects that keep them alive."""
 
-import threading
-
 import numpy as np
 
-from ._native import buffer_address, host_allocator
+from ._native import host_allocator
 
 ALIGNMENT = 64
 POOLED_BYTES = 1 << 18  # blocks this large are pooled: malloc returns them to the system when freed
@@ -14,75 +12,27 @@ POOLED_BYTES = 1 << 18  # blocks this large are pooled: malloc returns them to t
 POOL_LIMIT = 256 << 20
 
 
-def _allocate_large(nbytes, zero=False):
-    size = nbytes + ALIGNMENT - 1
-    block = PooledBlock(_size_class(size))
-    if zero:
-        block.buffer.fill(0)
-    return (block.address + ALIGNMENT - 1) & -ALIGNMENT, block
+def _new_block(size):
+    """The memory of a new pooled block: a NumPy byte buffer (NumPy advises huge pages for
+    large ones)."""
+    return np.empty(size, np.uint8)
 
 
-allocate_host = host_allocator(_allocate_large, POOLED_BYTES, ALIGNMENT, """\
+def _refuse(nbytes, zero=False):
+    """Raise the error of an allocation of ``nbytes`` that allocate_host cannot make."""
+    raise ValueError(f"allocate_host: nbytes must be from 0 to 2**62 - 64, not {nbytes!r}")
+
+
+allocate_host, pooled_bytes = host_allocator(_new_block, _refuse, POOLED_BYTES, ALIGNMENT,
+                                             POOL_LIMIT, """\
 allocate_host(nbytes, zero=False)
 --
 
 Allocate ``nbytes`` of host memory aligned to 64 bytes, uninitialised unless ``zero``.
 
 Returns ``(address, owner)``: the aligned address, and the object that keeps the memory alive:
-below 256 KiB a bytearray, else a PooledBlock (its memory goes back to the pool when it dies).""")
-
-
-def _size_class(size):
-    """``size`` rounded up to a multiple of an eighth of its power of two (<= 12.5% more)."""
-    step = 1 << (size.bit_length() - 4)
-    return (size + step - 1) & -step
-
-
-class _Pool:
-    """Freed large host blocks by size, at most :data:`POOL_LIMIT` bytes; safe from any thread."""
-
-    def __init__(self):
-        self.blocks = {}
-        self.size = 0
-        self.lock = threading.Lock()
-
-    def take(self, size):
-        with self.lock:
-            free = self.blocks.get(size)
-            if not free:
-                return None
-            self.size -= size
-            return free.pop()
-
-    def give(self, buffer):
-        with self.lock:
-            if self.size + buffer.size > POOL_LIMIT:
-                return
-            self.size += buffer.size
-            self.blocks.setdefault(buffer.size, []).append(buffer)
-
-
-_pool = _Pool()
-
-
-class PooledBlock:
-    """Owner of a large host block (a NumPy byte buffer; NumPy advises huge pages for it).
-
-    When the last array over it dies, the buffer goes back to the pool for the next
-    allocation of its size class.
-    """
-
-    __slots__ = ("buffer", "address")
-
-    def __init__(self, size):
-        self.buffer = _pool.take(size)
-        if self.buffer is None:
-            self.buffer = np.empty(size, np.uint8)
-        self.address = buffer_address(self.buffer)
-
-    def __del__(self, give=_pool.give):  # bound now: module globals may be gone at exit
-        if self.buffer is not None:  # None when the allocation in __init__ failed
-            give(self.buffer)
+below 256 KiB a bytearray, else a capsule over a block of the pool (the block goes back to
+the pool when the capsule dies).""")
 
 
 class _ArrayInterface:

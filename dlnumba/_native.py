@@ -19,7 +19,7 @@ from llvmlite import ir
 from ._cpython import PyBUF_RECORDS_RO, PyBuffer, slot_offset
 
 I8P, I32, I64 = ir.IntType(8).as_pointer(), ir.IntType(32), ir.IntType(64)
-_METH_O, _METH_FASTCALL = 0x8, 0x80
+_METH_NOARGS, _METH_O, _METH_FASTCALL = 0x4, 0x8, 0x80
 
 
 def declare(module, name, result, *arguments):
@@ -125,19 +125,10 @@ def _buffer_address(module):
     """``buffer_address(obj)``: the address of the first element of ``obj``'s buffer."""
     function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P]), "dlnumba_buffer_address")
     b = ir.IRBuilder(function.append_basic_block("entry"))
-    ok, failed = function.append_basic_block("ok"), function.append_basic_block("failed")
-    get = declare(module, "PyObject_GetBuffer", I32, I8P, I8P, I32)
-    release = declare(module, "PyBuffer_Release", ir.VoidType(), I8P)
-    from_pointer = declare(module, "PyLong_FromVoidPtr", I8P, I8P)
-    view = b.bitcast(b.alloca(ir.ArrayType(ir.IntType(8), ctypes.sizeof(PyBuffer))), I8P)
-    status = b.call(get, [function.args[1], view, I32(PyBUF_RECORDS_RO)])
-    b.cbranch(b.icmp_signed("<", status, I32(0)), failed, ok)
-    b.position_at_end(failed)
-    b.ret(ir.Constant(I8P, None))
-    b.position_at_end(ok)
-    address = b.load(buffer_field(b, view, "buf", I8P))
-    b.call(release, [view])
-    b.ret(b.call(from_pointer, [address]))
+    pointer = _buffer_pointer(module, b, function.args[1])
+    with b.if_then(b.icmp_unsigned("==", pointer, ir.Constant(I8P, None))):
+        b.ret(ir.Constant(I8P, None))
+    b.ret(b.call(declare(module, "PyLong_FromVoidPtr", I8P, I8P), [pointer]))
 
 
 _CONVERSIONS = {  # kind: (C type, the C API function that converts a Python argument)
@@ -332,7 +323,130 @@ def _copy_memory(module):
                      ["pointer", "pointer", "ssize"], body)
 
 
-def _host_allocator(module, large, small, alignment):
+POOL_DEPTH = 32  # freed large blocks kept per size class
+
+
+def _leading_zeros(b, value):
+    """The count of zero bits above the highest set bit of an ``i64`` (64 for 0)."""
+    count = b.module.declare_intrinsic("llvm.ctlz", [I64],
+                                       ir.FunctionType(I64, [I64, ir.IntType(1)]))
+    return b.call(count, [value, ir.Constant(ir.IntType(1), 0)])
+
+
+def _size_class_index(b, size, low_bit):
+    """The index of a size class ``size`` of ``2**low_bit`` bytes or more among the size
+    classes, eight per power of two (see :func:`host_allocator`)."""
+    top = b.sub(I64(63), _leading_zeros(b, size))
+    eighth = b.and_(b.lshr(size, b.sub(top, I64(3))), I64(7))
+    return b.add(b.mul(b.sub(top, I64(low_bit)), I64(8)), eighth)
+
+
+def _pool_release(module, pool, low_bit, limit):
+    """``release(capsule)``, the destructor of a large block's owner: the block (the capsule's
+    context, its buffer object, at the capsule's pointer) goes back to the pool when its size
+    class has room and the pool stays within ``limit`` bytes, else its reference is dropped."""
+    buffers, addresses, counts, pooled = pool
+    function = ir.Function(module, ir.FunctionType(ir.VoidType(), [I8P]), "dlnumba_pool_release")
+    b = ir.IRBuilder(function.append_basic_block("entry"))
+    capsule = function.args[0]
+    buffer = b.call(declare(module, "PyCapsule_GetContext", I8P, I8P), [capsule])
+    address = b.call(declare(module, "PyCapsule_GetPointer", I8P, I8P, I8P),
+                     [capsule, ir.Constant(I8P, None)])
+    size = b.call(declare(module, "PyObject_Size", I64, I8P), [buffer])
+    index = _size_class_index(b, size, low_bit)
+    count_slot = b.gep(counts, [I64(0), index])
+    count, held = b.load(count_slot), b.load(pooled)
+    kept = b.and_(b.icmp_signed("<", count, I64(POOL_DEPTH)),
+                  b.icmp_signed("<=", b.add(held, size), I64(limit)))
+    with b.if_else(kept) as (keep, drop):
+        with keep:
+            place = b.add(b.mul(index, I64(POOL_DEPTH)), count)
+            b.store(buffer, b.gep(buffers, [I64(0), place]))
+            b.store(b.ptrtoint(address, I64), b.gep(addresses, [I64(0), place]))
+            b.store(b.add(count, I64(1)), count_slot)
+            b.store(b.add(held, size), pooled)
+        with drop:
+            b.call(declare(module, "Py_DecRef", ir.VoidType(), I8P), [buffer])
+    b.ret_void()
+    return function
+
+
+def _pooled_block(module, b, pool, release, new_block, size, low_bit, fail):
+    """Write the IR that takes a block of ``size`` bytes (a size class) from the pool, or a new
+    one from ``new_block(size)``, and makes its owner; returns the owner (a capsule, see
+    :func:`_pool_release`) and the block's address (an ``i64``), or branches to ``fail``."""
+    buffers, addresses, counts, pooled = pool
+    decref = declare(module, "Py_DecRef", ir.VoidType(), I8P)
+    buffer_slot, address_slot = b.alloca(I8P), b.alloca(I64)
+    index = _size_class_index(b, size, low_bit)
+    count_slot = b.gep(counts, [I64(0), index])
+    count = b.load(count_slot)
+    with b.if_else(b.icmp_signed(">", count, I64(0))) as (pooled_block, new):
+        with pooled_block:
+            count = b.sub(count, I64(1))
+            place = b.add(b.mul(index, I64(POOL_DEPTH)), count)
+            b.store(b.load(b.gep(buffers, [I64(0), place])), buffer_slot)
+            b.store(b.load(b.gep(addresses, [I64(0), place])), address_slot)
+            b.store(count, count_slot)
+            b.store(b.sub(b.load(pooled), size), pooled)
+        with new:
+            argument = b.alloca(I8P)
+            b.store(b.call(declare(module, "PyLong_FromSsize_t", I8P, I64), [size]), argument)
+            call = declare(module, "PyObject_Vectorcall", I8P, I8P, I8P.as_pointer(), I64, I8P)
+            buffer = b.call(call, [constant(new_block), argument, I64(1),
+                                   ir.Constant(I8P, None)])
+            b.call(decref, [b.load(argument)])  # NULL (an error) when the int was not made
+            b.store(buffer, buffer_slot)
+            b.store(I64(0), address_slot)
+            with b.if_then(b.icmp_unsigned("!=", buffer, ir.Constant(I8P, None))):
+                b.store(b.ptrtoint(_buffer_pointer(module, b, buffer), I64), address_slot)
+                with b.if_then(b.icmp_unsigned("==", b.load(address_slot), I64(0))):
+                    b.call(decref, [buffer])
+    made = b.function.append_basic_block("block_made")
+    b.cbranch(b.icmp_unsigned("==", b.load(address_slot), I64(0)), fail, made)
+    b.position_at_end(made)
+    buffer, address = b.load(buffer_slot), b.load(address_slot)
+    owner = b.call(declare(module, "PyCapsule_New", I8P, I8P, I8P, release.type),
+                   [b.inttoptr(address, I8P), ir.Constant(I8P, None), release])
+    owned, unowned = (b.function.append_basic_block(name) for name in ("owned", "unowned"))
+    b.cbranch(b.icmp_unsigned("==", owner, ir.Constant(I8P, None)), unowned, owned)
+    b.position_at_end(unowned)
+    b.call(decref, [buffer])
+    b.branch(fail)
+    b.position_at_end(owned)
+    b.call(declare(module, "PyCapsule_SetContext", I32, I8P, I8P), [owner, buffer])
+    return owner, address
+
+
+def _buffer_pointer(module, b, obj):
+    """The ``char *`` of the first element of ``obj``'s buffer (PEP 3118); NULL, with an
+    exception set, where it has none."""
+    get = declare(module, "PyObject_GetBuffer", I32, I8P, I8P, I32)
+    view = b.bitcast(b.alloca(ir.ArrayType(ir.IntType(8), ctypes.sizeof(PyBuffer))), I8P)
+    pointer = b.alloca(I8P)
+    b.store(ir.Constant(I8P, None), pointer)
+    with b.if_then(b.icmp_signed(">=", b.call(get, [obj, view, I32(PyBUF_RECORDS_RO)]), I32(0))):
+        b.store(b.load(buffer_field(b, view, "buf", I8P)), pointer)
+        b.call(declare(module, "PyBuffer_Release", ir.VoidType(), I8P), [view])
+    return b.load(pointer)
+
+
+def _host_allocator(module, new_block, refuse, small, alignment, limit):
+    low_bit = small.bit_length() - 1
+    classes = 8 * (62 - low_bit + 1)
+
+    def table(name, kind, count):
+        variable = ir.GlobalVariable(module, ir.ArrayType(kind, count), name)
+        variable.initializer = ir.Constant(variable.type.pointee, None)
+        return variable
+
+    pooled = ir.GlobalVariable(module, I64, "dlnumba_pooled_bytes")
+    pooled.initializer = I64(0)
+    pool = (table("dlnumba_pool_buffers", I8P, classes * POOL_DEPTH),
+            table("dlnumba_pool_addresses", I64, classes * POOL_DEPTH),
+            table("dlnumba_pool_counts", I64, classes), pooled)
+    release = _pool_release(module, pool, low_bit, limit)
+
     function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P.as_pointer(), I64]),
                            "dlnumba_allocate_host")
     _, values, count = function.args
@@ -341,56 +455,91 @@ def _host_allocator(module, large, small, alignment):
     size_block, fail = function.append_basic_block("size"), function.append_basic_block("fail")
     small_block = function.append_basic_block("small")
     large_block = function.append_basic_block("large")
+    refused = function.append_basic_block("refused")
+    made = function.append_basic_block("made")
     b.cbranch(b.or_(b.icmp_unsigned("==", count, I64(1)), b.icmp_unsigned("==", count, I64(2))),
-              size_block, large_block)  # a wrong count: the Python function says so
+              size_block, refused)  # a wrong count: the Python function says so
     b.position_at_end(size_block)
+    owner_slot, base_slot = b.alloca(I8P), b.alloca(I64)
     nbytes = b.call(declare(module, "PyLong_AsSsize_t", I64, I8P), [b.load(values)])
     occurred = b.call(declare(module, "PyErr_Occurred", I8P), [])
     size = b.add(nbytes, I64(alignment - 1))
-    is_small = b.and_(b.icmp_signed(">=", nbytes, I64(0)), b.icmp_signed("<", size, I64(small)))
     checked = function.append_basic_block("checked")
     b.cbranch(b.icmp_unsigned("!=", occurred, null), fail, checked)
     b.position_at_end(checked)
-    b.cbranch(is_small, small_block, large_block)
+    sized = function.append_basic_block("sized")
+    b.cbranch(b.and_(b.icmp_signed(">=", nbytes, I64(0)), b.icmp_signed("<", size, I64(1 << 62))),
+              sized, refused)
+    b.position_at_end(sized)
+    b.cbranch(b.icmp_signed("<", size, I64(small)), small_block, large_block)
 
     b.position_at_end(small_block)
     buffer = b.call(declare(module, "PyByteArray_FromStringAndSize", I8P, I8P, I64), [null, size])
-    made = function.append_basic_block("made")
-    b.cbranch(b.icmp_unsigned("==", buffer, null), fail, made)
-    b.position_at_end(made)
+    small_made = function.append_basic_block("small_made")
+    b.cbranch(b.icmp_unsigned("==", buffer, null), fail, small_made)
+    b.position_at_end(small_made)
     data = b.call(declare(module, "PyByteArray_AsString", I8P, I8P), [buffer])
+    b.store(buffer, owner_slot)
+    b.store(b.ptrtoint(data, I64), base_slot)
+    b.branch(made)
+
+    b.position_at_end(large_block)
+    step = b.shl(I64(1), b.sub(I64(60), _leading_zeros(b, size)))
+    size_class = b.and_(b.add(size, b.sub(step, I64(1))), b.neg(step))
+    owner, base = _pooled_block(module, b, pool, release, new_block, size_class, low_bit, fail)
+    b.store(owner, owner_slot)
+    b.store(base, base_slot)
+    b.branch(made)
+
+    b.position_at_end(made)
+    aligned = b.and_(b.add(b.load(base_slot), I64(alignment - 1)), I64(-alignment))
     zero = b.icmp_unsigned("==", count, I64(2))
     with b.if_then(zero):
         zero = b.icmp_unsigned("==", b.call(declare(module, "PyObject_IsTrue", I32, I8P),
                                             [b.load(b.gep(values, [I64(1)]))]), I32(1))
         with b.if_then(zero):
-            b.call(declare(module, "memset", I8P, I8P, I32, I64), [data, I32(0), size])
-    aligned = b.and_(b.add(b.ptrtoint(data, I64), I64(alignment - 1)), I64(-alignment))
+            b.call(declare(module, "memset", I8P, I8P, I32, I64),
+                   [b.inttoptr(aligned, I8P), I32(0), nbytes])
     address = b.call(declare(module, "PyLong_FromSsize_t", I8P, I64), [aligned])
-    pack = declare(module, "PyTuple_Pack", I8P, I64, I8P, I8P)
-    result = b.call(pack, [I64(2), address, buffer])  # NULL (an error) when address is NULL
+    owner = b.load(owner_slot)
+    result = b.call(declare(module, "PyTuple_Pack", I8P, I64, I8P, I8P),
+                    [I64(2), address, owner])  # NULL (an error) when address is NULL
     decref = declare(module, "Py_DecRef", ir.VoidType(), I8P)
     with b.if_then(b.icmp_unsigned("!=", address, null)):
         b.call(decref, [address])
-    b.call(decref, [buffer])
+    b.call(decref, [owner])
     b.ret(result)
 
-    b.position_at_end(large_block)
+    b.position_at_end(refused)
     call = declare(module, "PyObject_Vectorcall", I8P, I8P, I8P.as_pointer(), I64, I8P)
-    b.ret(b.call(call, [constant(large), values, count, null]))
+    b.ret(b.call(call, [constant(refuse), values, count, null]))
     b.position_at_end(fail)
     b.ret(null)
 
+    getter = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P]), "dlnumba_pooled_bytes_get")
+    b = ir.IRBuilder(getter.append_basic_block("entry"))
+    b.ret(b.call(declare(module, "PyLong_FromSsize_t", I8P, I64), [b.load(pooled)]))
 
-def host_allocator(large, small, alignment, doc):
-    """A builtin ``allocate(nbytes, zero=False)`` that returns ``(address, owner)``: for sizes
-    below ``small`` (alignment included) a bytearray, zero-filled only if ``zero``, and its
-    address rounded up to ``alignment``; else what ``large(nbytes, zero)`` returns (which also
-    says what is wrong with the arguments)."""
+
+def host_allocator(new_block, refuse, small, alignment, limit, doc):
+    """A builtin ``allocate(nbytes, zero=False)`` that returns ``(address, owner)``, and one
+    ``pooled_bytes()``: the bytes the pool holds.
+
+    Sizes below ``small`` (a power of two; alignment included) get a bytearray, zero-filled
+    only if ``zero``, and its address rounded up to ``alignment``. Larger sizes are rounded up
+    to a multiple of an eighth of their power of two (12.5% more at most), their size class, and
+    get a block of it: one freed before if the pool holds one (``POOL_DEPTH`` per class, at
+    most ``limit`` bytes in all), else ``new_block(size)``, an object with a buffer. Its owner
+    is a capsule that gives the block back to the pool when it dies. The pool needs the GIL,
+    which the builtin and a capsule's destructor hold. Arguments it cannot take, a wrong count
+    or a size below 0 or from ``2**62``, go to ``refuse(*arguments)``, which raises."""
     library, address = compile_functions(
-        "dlnumba_allocate_host", lambda module: _host_allocator(module, large, small, alignment))
-    return _builtin(address("dlnumba_allocate_host"), "allocate_host", _METH_FASTCALL, doc,
-                    [library, large])
+        "dlnumba_allocate_host",
+        lambda module: _host_allocator(module, new_block, refuse, small, alignment, limit))
+    return (_builtin(address("dlnumba_allocate_host"), "allocate_host", _METH_FASTCALL, doc,
+                     [library, new_block, refuse]),
+            _builtin(address("dlnumba_pooled_bytes_get"), "pooled_bytes", _METH_NOARGS,
+                     "The bytes of freed large blocks that the host pool holds.", []))
 
 
 def _make_core_builtins():

@@ -6,6 +6,7 @@ import threading
 
 import numpy as np
 import pytest
+from helpers import run_python
 
 import dlnumba as xp
 from dlnumba import _memory
@@ -66,8 +67,33 @@ def test_the_pool_keeps_at_most_its_limit():
     arrays = [xp.empty(LARGE) for _ in range(2 * _memory.POOL_LIMIT // (8 * LARGE) + 2)]
     del arrays
     gc.collect()
-    assert _memory._pool.size <= _memory.POOL_LIMIT
-    assert sum(len(b) * size for size, b in _memory._pool.blocks.items()) == _memory._pool.size
+    assert 0 < _memory.pooled_bytes() <= _memory.POOL_LIMIT
+
+
+def test_the_pool_keeps_at_most_its_depth_of_a_size_class():
+    # In a new process, whose pool is far from its limit.
+    code = """if True:
+        from dlnumba import _memory, _native
+        size = 3 << 18
+        owners = [_memory.allocate_host(size - 64)[1] for _ in range(_native.POOL_DEPTH + 5)]
+        before = _memory.pooled_bytes()
+        del owners
+        print((_memory.pooled_bytes() - before) // size, _native.POOL_DEPTH)
+    """
+    kept, depth = run_python(code).split()
+    assert kept == depth
+
+
+def test_sizes_of_one_size_class_share_its_blocks():
+    address, owner = _memory.allocate_host(300_000)
+    del owner
+    assert _memory.allocate_host(320_000)[0] == address
+
+
+def test_allocate_host_refuses_a_size_out_of_range():
+    for nbytes in (-1, 2 ** 62):
+        with pytest.raises(ValueError, match=str(nbytes)):
+            _memory.allocate_host(nbytes)
 
 
 def test_threads_allocating_and_freeing_large_arrays_get_their_own_memory():
