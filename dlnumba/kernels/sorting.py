@@ -84,7 +84,7 @@ HALVES = 1 << 15  # a row of this many elements or more is sorted in halves on t
 # Rows that are nearly sorted, as is data with a few areas out of order, are sorted by
 # insertion, which stops when a key moves farther than _NEAR places or the keys so far have
 # moved more than _NEAR_MOVES places each, with some more for the first ones (see _insertion).
-# The first _NEAR_SLACK keys (at most a sixteenth of the row) may move that much more: areas out
+# The first _NEAR_SLACK keys (at most an eighth of the row) may move that much more: areas out
 # of order crowd a row's start by chance.
 _NEAR, _NEAR_MOVES, _NEAR_SLACK = 1024, 4, 4096
 _SEARCHED = 128  # an insertion finds a key's place among so many keys before it by bisection
@@ -353,7 +353,7 @@ def _near(keys, order, low, high):
     """Try the insertion sort of ``keys[low:high]`` of a nearly sorted row (see ``_NEAR``);
     return whether it did."""
     return _insertion(keys, order, low, high, _NEAR, _NEAR_MOVES,
-                      min(_NEAR_SLACK, (high - low) // 16))
+                      min(_NEAR_SLACK, (high - low) // 8))
 
 
 @njit(nogil=True)
