@@ -53,6 +53,6 @@ def _sort(name, x, axis, descending, stable, dtype):
             ("stable", stable)
         raise TypeError(f"{name}: {flag} must be a bool, not {value!r}")
     axis = normalize_axis(axis, x.ndim, name)
-    out = ndarray._empty(x.shape, dtype or x._dtype, x.device)
+    out = ndarray._empty(x._shape, dtype or x._dtype, x._device)
     sort_axis(x, axis, out, descending, dtype is not None)
     return out

@@ -1270,14 +1270,14 @@ def _room(n, dtype):
 def sort_axis(x, axis, out, descending, indices):
     """Sort the ndarray ``x`` along ``axis`` into ``out`` (an ndarray of ``x``'s shape): the
     values (``x``'s dtype), or with ``indices`` the int64 positions along the axis."""
-    n = x.shape[axis]
+    n = x._shape[axis]
     unit, codec, components = key_layout(x._dtype)
     if components == 1 and size_of(x._shape) == n and (
             n >= HALVES or n * unit.itemsize >= min(POOLED_BYTES, PARALLEL_BYTES)):
         if _sorted_one_row(x, axis, out, n, unit, codec, descending, indices):
             return
     drop = lambda t: t[:axis] + t[axis + 1:]
-    plan = make_plan(drop(x.shape), drop(x._strides), drop(out._strides))
+    plan = make_plan(drop(x._shape), drop(x._strides), drop(out._strides))
     if plan is None or n == 0:
         return
     sizes = x._dtype.itemsize, out._dtype.itemsize
