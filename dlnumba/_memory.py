@@ -10,6 +10,7 @@ POOLED_BYTES = 1 << 18  # blocks this large are pooled: malloc returns them to t
 # fault and a kernel-zeroed page per 4 KiB (or 2 MiB) on its first write, more than the work of
 # a streaming kernel that writes it.
 POOL_LIMIT = 256 << 20
+POOL_DEPTH = 32  # freed large blocks kept per size class
 
 
 def _new_block(size):
@@ -24,7 +25,7 @@ def _refuse(nbytes, zero=False):
 
 
 allocate_host, pooled_bytes = host_allocator(_new_block, _refuse, POOLED_BYTES, ALIGNMENT,
-                                             POOL_LIMIT, """\
+                                             POOL_LIMIT, POOL_DEPTH, """\
 allocate_host(nbytes, zero=False)
 --
 

@@ -323,9 +323,6 @@ def _copy_memory(module):
                      ["pointer", "pointer", "ssize"], body)
 
 
-POOL_DEPTH = 32  # freed large blocks kept per size class
-
-
 def _leading_zeros(b, value):
     """The count of zero bits above the highest set bit of an ``i64`` (64 for 0)."""
     count = b.module.declare_intrinsic("llvm.ctlz", [I64],
@@ -341,10 +338,11 @@ def _size_class_index(b, size, low_bit):
     return b.add(b.mul(b.sub(top, I64(low_bit)), I64(8)), eighth)
 
 
-def _pool_release(module, pool, low_bit, limit):
+def _pool_release(module, pool, low_bit, limit, depth):
     """``release(capsule)``, the destructor of a large block's owner: the block (the capsule's
     context, its buffer object, at the capsule's pointer) goes back to the pool when its size
-    class has room and the pool stays within ``limit`` bytes, else its reference is dropped."""
+    class holds fewer than ``depth`` blocks and the pool stays within ``limit`` bytes, else its
+    reference is dropped."""
     buffers, addresses, counts, pooled = pool
     function = ir.Function(module, ir.FunctionType(ir.VoidType(), [I8P]), "dlnumba_pool_release")
     b = ir.IRBuilder(function.append_basic_block("entry"))
@@ -356,11 +354,11 @@ def _pool_release(module, pool, low_bit, limit):
     index = _size_class_index(b, size, low_bit)
     count_slot = b.gep(counts, [I64(0), index])
     count, held = b.load(count_slot), b.load(pooled)
-    kept = b.and_(b.icmp_signed("<", count, I64(POOL_DEPTH)),
+    kept = b.and_(b.icmp_signed("<", count, I64(depth)),
                   b.icmp_signed("<=", b.add(held, size), I64(limit)))
     with b.if_else(kept) as (keep, drop):
         with keep:
-            place = b.add(b.mul(index, I64(POOL_DEPTH)), count)
+            place = b.add(b.mul(index, I64(depth)), count)
             b.store(buffer, b.gep(buffers, [I64(0), place]))
             b.store(b.ptrtoint(address, I64), b.gep(addresses, [I64(0), place]))
             b.store(b.add(count, I64(1)), count_slot)
@@ -371,7 +369,7 @@ def _pool_release(module, pool, low_bit, limit):
     return function
 
 
-def _pooled_block(module, b, pool, release, new_block, size, low_bit, fail):
+def _pooled_block(module, b, pool, release, new_block, size, low_bit, depth, fail):
     """Write the IR that takes a block of ``size`` bytes (a size class) from the pool, or a new
     one from ``new_block(size)``, and makes its owner; returns the owner (a capsule, see
     :func:`_pool_release`) and the block's address (an ``i64``), or branches to ``fail``."""
@@ -384,7 +382,7 @@ def _pooled_block(module, b, pool, release, new_block, size, low_bit, fail):
     with b.if_else(b.icmp_signed(">", count, I64(0))) as (pooled_block, new):
         with pooled_block:
             count = b.sub(count, I64(1))
-            place = b.add(b.mul(index, I64(POOL_DEPTH)), count)
+            place = b.add(b.mul(index, I64(depth)), count)
             b.store(b.load(b.gep(buffers, [I64(0), place])), buffer_slot)
             b.store(b.load(b.gep(addresses, [I64(0), place])), address_slot)
             b.store(count, count_slot)
@@ -431,7 +429,7 @@ def _buffer_pointer(module, b, obj):
     return b.load(pointer)
 
 
-def _host_allocator(module, new_block, refuse, small, alignment, limit):
+def _host_allocator(module, new_block, refuse, small, alignment, limit, depth):
     low_bit = small.bit_length() - 1
     classes = 8 * (62 - low_bit + 1)
 
@@ -442,10 +440,10 @@ def _host_allocator(module, new_block, refuse, small, alignment, limit):
 
     pooled = ir.GlobalVariable(module, I64, "dlnumba_pooled_bytes")
     pooled.initializer = I64(0)
-    pool = (table("dlnumba_pool_buffers", I8P, classes * POOL_DEPTH),
-            table("dlnumba_pool_addresses", I64, classes * POOL_DEPTH),
+    pool = (table("dlnumba_pool_buffers", I8P, classes * depth),
+            table("dlnumba_pool_addresses", I64, classes * depth),
             table("dlnumba_pool_counts", I64, classes), pooled)
-    release = _pool_release(module, pool, low_bit, limit)
+    release = _pool_release(module, pool, low_bit, limit, depth)
 
     function = ir.Function(module, ir.FunctionType(I8P, [I8P, I8P.as_pointer(), I64]),
                            "dlnumba_allocate_host")
@@ -486,7 +484,8 @@ def _host_allocator(module, new_block, refuse, small, alignment, limit):
     b.position_at_end(large_block)
     step = b.shl(I64(1), b.sub(I64(60), _leading_zeros(b, size)))
     size_class = b.and_(b.add(size, b.sub(step, I64(1))), b.neg(step))
-    owner, base = _pooled_block(module, b, pool, release, new_block, size_class, low_bit, fail)
+    owner, base = _pooled_block(module, b, pool, release, new_block, size_class, low_bit, depth,
+                                fail)
     b.store(owner, owner_slot)
     b.store(base, base_slot)
     b.branch(made)
@@ -521,21 +520,22 @@ def _host_allocator(module, new_block, refuse, small, alignment, limit):
     b.ret(b.call(declare(module, "PyLong_FromSsize_t", I8P, I64), [b.load(pooled)]))
 
 
-def host_allocator(new_block, refuse, small, alignment, limit, doc):
+def host_allocator(new_block, refuse, small, alignment, limit, depth, doc):
     """A builtin ``allocate(nbytes, zero=False)`` that returns ``(address, owner)``, and one
     ``pooled_bytes()``: the bytes the pool holds.
 
     Sizes below ``small`` (a power of two; alignment included) get a bytearray, zero-filled
     only if ``zero``, and its address rounded up to ``alignment``. Larger sizes are rounded up
     to a multiple of an eighth of their power of two (12.5% more at most), their size class, and
-    get a block of it: one freed before if the pool holds one (``POOL_DEPTH`` per class, at
+    get a block of it: one freed before if the pool holds one (``depth`` per class, at
     most ``limit`` bytes in all), else ``new_block(size)``, an object with a buffer. Its owner
     is a capsule that gives the block back to the pool when it dies. The pool needs the GIL,
     which the builtin and a capsule's destructor hold. Arguments it cannot take, a wrong count
     or a size below 0 or from ``2**62``, go to ``refuse(*arguments)``, which raises."""
     library, address = compile_functions(
         "dlnumba_allocate_host",
-        lambda module: _host_allocator(module, new_block, refuse, small, alignment, limit))
+        lambda module: _host_allocator(module, new_block, refuse, small, alignment, limit,
+                                       depth))
     return (_builtin(address("dlnumba_allocate_host"), "allocate_host", _METH_FASTCALL, doc,
                      [library, new_block, refuse]),
             _builtin(address("dlnumba_pooled_bytes_get"), "pooled_bytes", _METH_NOARGS,

@@ -73,12 +73,12 @@ def test_the_pool_keeps_at_most_its_limit():
 def test_the_pool_keeps_at_most_its_depth_of_a_size_class():
     # In a new process, whose pool is far from its limit.
     code = """if True:
-        from dlnumba import _memory, _native
+        from dlnumba import _memory
         size = 3 << 18
-        owners = [_memory.allocate_host(size - 64)[1] for _ in range(_native.POOL_DEPTH + 5)]
+        owners = [_memory.allocate_host(size - 64)[1] for _ in range(_memory.POOL_DEPTH + 5)]
         before = _memory.pooled_bytes()
         del owners
-        print((_memory.pooled_bytes() - before) // size, _native.POOL_DEPTH)
+        print((_memory.pooled_bytes() - before) // size, _memory.POOL_DEPTH)
     """
     kept, depth = run_python(code).split()
     assert kept == depth
