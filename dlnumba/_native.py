@@ -531,7 +531,8 @@ def host_allocator(new_block, refuse, small, alignment, limit, depth, doc):
     most ``limit`` bytes in all), else ``new_block(size)``, an object with a buffer. Its owner
     is a capsule that gives the block back to the pool when it dies. The pool needs the GIL,
     which the builtin and a capsule's destructor hold. Arguments it cannot take, a wrong count
-    or a size below 0 or from ``2**62``, go to ``refuse(*arguments)``, which raises."""
+    or a size below 0 or that reaches ``2**62`` with the alignment, go to
+    ``refuse(*arguments)``, which raises."""
     library, address = compile_functions(
         "dlnumba_allocate_host",
         lambda module: _host_allocator(module, new_block, refuse, small, alignment, limit,
