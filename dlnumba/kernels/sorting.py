@@ -192,6 +192,7 @@ def _radix(keys, order, spare_keys, spare_order, n, least, low_bit, bits, counts
     The next pass reads the digits' runs one by one, and with gaps the result is then moved
     back to ``keys`` without them. ``counts`` (uint64) has room for ``_COUNTED_ROOM``
     numbers. Indices are unsigned (see :func:`_digit`)."""
+    wide_vectors()
     with_order = order.size > 0
     result_keys, result_order = keys, order
     passes = _passes(bits)
@@ -288,6 +289,7 @@ def _merge_sort(keys, order, spare_keys, spare_order, n):
     """Stable merge sort of ``keys[:n]`` (and ``order`` alongside unless it is empty): runs of
     ``_SMALL`` sorted by insertion, then merged pairwise; returns whether the result is in the
     spares."""
+    wide_vectors()
     with_order = order.size > 0
     for low in range(0, n, _SMALL):
         _insertion(keys, order, low, min(low + _SMALL, n), _SMALL, _SMALL, _SMALL)
@@ -365,6 +367,7 @@ def _sort_keys(keys, order, spare_keys, spare_order, n, counts, near):
     :func:`_radix`), unless ``near`` asks to try an insertion sort first, which sorts rows that
     are nearly sorted (see ``_NEAR``); shorter ones, which pass ``counts`` None, are merge
     sorted, and then the radix sort is not even compiled."""
+    wide_vectors()
     if counts is None:
         return _merge_sort(keys, order, spare_keys, spare_order, n)
     if near and _near(keys, order, 0, n):
@@ -520,6 +523,7 @@ def _write_if_ordered(src, s, src_step, dst, t, dst_step, n, codec, flip, top, p
 def _sort_values(src, s, src_step, dst, t, dst_step, n, codec, flip, keys, spare, no_order,
                  counts):
     """Write the sorted values of one real row (its keys sorted without an order)."""
+    wide_vectors()
     top = _top(keys)
     if _write_if_ordered(src, s, src_step, dst, t, dst_step, n, codec, flip, top, False, t, 0):
         return
@@ -550,6 +554,7 @@ def _first_at_least(row, t, step, n, key, codec, flip, top):
 def _refill(src, s, src_step, dst, t, dst_step, n, unit, codec, flip):
     """Write a sorted row's NaNs and zeros again, with their own bits, in their order in the
     row (their keys lost those bits)."""
+    wide_vectors()
     top = _top(unit)
     infinity, zero_bits = codec[0], codec[3]
     nan_slot = _first_at_least(dst, t, dst_step, n, _nan_key(infinity, top) ^ flip, codec,
@@ -578,6 +583,7 @@ def _sort_order(src, s, src_step, n, codec, flip, components, keys, spare, order
                 counts):
     """The positions that sort one row stably: by each key, the least significant first (a
     complex number's NaN parts, real part, imaginary part)."""
+    wide_vectors()
     top = _top(keys)
     for i in range(n):
         order[i] = i
@@ -1009,18 +1015,21 @@ def _sort_half(src, unit, step, low, high, codec, flip, keys, spare, order, spar
     in ``order`` unless it is empty, or ``packed`` with them (see :func:`_encode_keys`): the
     order of packed keys is the stable one. ``notes[0]`` is set to whether some
     element is special (see :func:`_special`), ``notes[1]`` to whether the keys are left
-    unsorted, for the quicksort of the whole row (see :func:`_split_rather`)."""
+    unsorted, for the quicksort of the whole row (see :func:`_split_rather`). The insertion
+    sort is tried where at most one key in ``_FALLS`` falls below the one before it."""
+    wide_vectors()
     n = high - low
-    special, least, greatest, varying, _, _ = _encode_keys(src, 0, step, low, high, unit, keys,
-                                                           packed, codec, flip)
+    special, least, greatest, varying, _, falls = _encode_keys(src, 0, step, low, high, unit,
+                                                               keys, packed, codec, flip)
     notes[0], notes[1] = special, 0
+    near = falls <= n // _FALLS
     if order.size:
         for i in range(n):
             order[i] = low + i
     if order.size or not (packed or quicksorts(keys)):
-        _sort_keys(keys, order, spare, spare_order, n, counts, True)
+        _sort_keys(keys, order, spare, spare_order, n, counts, near)
         return
-    if _near(keys, order, 0, n):
+    if near and _near(keys, order, 0, n):
         return
     low_bit, bits = _span(least, greatest, varying)
     if packed:  # the radix sort leaves the positions, already in order, alone
@@ -1128,6 +1137,7 @@ def _merge_half(first, first_order, first_n, second, second_order, second_n, sta
     :func:`_write_merged`) their positions. The two halves of
     the places are merged in one loop: each step waits on the last one's comparison, and two
     such chains run at once."""
+    wide_vectors()
     middle = (start + end) // 2
     i = _merge_rank(first, first_n, second, second_n, start)
     p = _merge_rank(first, first_n, second, second_n, middle)
