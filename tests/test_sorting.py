@@ -389,6 +389,22 @@ def test_long_rows_whose_neighbours_share_buckets(dtype, data, descending):
     assert {call.args[-1] for call in move.call_args_list} == {data != "random"}
 
 
+@pytest.mark.parametrize("dtype", ["int32", "uint64", "float32", "float64"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_short_rows_of_every_length_match_stable_numpy(dtype, descending):
+    """Rows of every length up to past the radix sort's (a sorting network's values, where
+    the target has AVX-512, in vectors partly filled; and a partition before it for the
+    longest rows of 64-bit keys) sort as NumPy's stable sort does, with NaNs, both zeros and
+    infinities."""
+    rng = np.random.default_rng(5)
+    for n in range(1, 260, 3):
+        a = rng.integers(0, 40, (3, n)).astype(dtype)
+        if dtype.startswith("float"):
+            a = np.where(a == 1, np.nan, np.where(a == 2, -0.0, np.where(
+                a == 3, -np.inf, np.where(a == 4, np.inf, a - 20)))).astype(dtype)
+        check_sorts(a, dtype, 1, descending)
+
+
 def test_sorting_kernels_ask_for_wide_vectors():
     """A kernel that calls ``wide_vectors`` asks LLVM for 512-bit vectors, which the x86-64-v4
     level would otherwise not use, and is never inlined into a caller without that wish; it

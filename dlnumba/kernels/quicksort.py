@@ -176,7 +176,8 @@ def _quicksorts_overload(keys):
 
 
 def quicksort(keys, spare, n):
-    """Sort ``keys[:n]`` in place where :func:`quicksorts` (compiled only)."""
+    """Sort ``keys[:n]`` in place where :func:`quicksorts` (compiled only); a range of up to
+    ``_LEAF`` vectors' keys, as a short row is, by the sorting network alone."""
 
 
 @overload(quicksort)
@@ -185,6 +186,9 @@ def _quicksort_overload(keys, spare, n):
         return lambda keys, spare, n: None
 
     def sort(keys, spare, n):
+        if n <= _LEAF * key_lanes(keys):
+            _sort_leaf(keys, 0, n)
+            return
         bits = 0
         while n >> bits:
             bits += 1

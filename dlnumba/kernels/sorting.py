@@ -284,6 +284,26 @@ def _insertion(keys, order, low, high, reach, allowance, slack):
     return True
 
 
+@njit(inline="always")
+def _insert_few(keys, order, low, high):
+    """Stable insertion sort of the few keys ``keys[low:high]`` (and ``order`` alongside unless
+    it is empty), in place: each key walks back past the greater ones before it (unsigned
+    indices, which Numba does not check for wrapping around)."""
+    with_order = order.size > 0
+    first, one = np.uint64(low), np.uint64(1)
+    for i in range(first + one, np.uint64(high)):
+        key, j = keys[i], i
+        position = order[i] if with_order else 0
+        while j > first and keys[j - one] > key:
+            keys[j] = keys[j - one]
+            if with_order:
+                order[j] = order[j - one]
+            j -= one
+        keys[j] = key
+        if with_order:
+            order[j] = position
+
+
 @njit(nogil=True)
 def _merge_sort(keys, order, spare_keys, spare_order, n):
     """Stable merge sort of ``keys[:n]`` (and ``order`` alongside unless it is empty): runs of
@@ -292,7 +312,7 @@ def _merge_sort(keys, order, spare_keys, spare_order, n):
     wide_vectors()
     with_order = order.size > 0
     for low in range(0, n, _SMALL):
-        _insertion(keys, order, low, min(low + _SMALL, n), _SMALL, _SMALL, _SMALL)
+        _insert_few(keys, order, low, min(low + _SMALL, n))
     swapped = False
     width = _SMALL
     while width < n:
@@ -366,9 +386,13 @@ def _sort_keys(keys, order, spare_keys, spare_order, n, counts, near):
     differ, with ``_GAP`` places between digits where the arrays have room for them (see
     :func:`_radix`), unless ``near`` asks to try an insertion sort first, which sorts rows that
     are nearly sorted (see ``_NEAR``); shorter ones, which pass ``counts`` None, are merge
-    sorted, and then the radix sort is not even compiled."""
+    sorted, and then the radix sort is not even compiled; or without an order, where the
+    target can, quicksorted (their sorting network: equal keys are equal values)."""
     wide_vectors()
     if counts is None:
+        if not order.size and quicksorts(keys):
+            quicksort(keys, spare_keys, n)
+            return False
         return _merge_sort(keys, order, spare_keys, spare_order, n)
     if near and _near(keys, order, 0, n):
         return False
@@ -847,7 +871,7 @@ def finish_piece(keys, spare, ends, starts, first, last, counts, work, address, 
     their gaps, else in place through ``spare``, whose room after the bucket holds them."""
     wide_vectors()
     values = _typed_pointer(address, keys)
-    top, one, no_order = _top(keys), np.uint64(1), np.empty(0, np.int64)
+    top, no_order = _top(keys), np.empty(0, np.int64)
     held, held_spare = work[:_HELD], work[_HELD:]
     for b in range(first, last):
         place = np.uint64(ends[b - 1] if b else 0)
@@ -866,12 +890,7 @@ def finish_piece(keys, spare, ends, starts, first, last, counts, work, address, 
                           np.int64(n), counts, False):
                 sorted_keys = spare
         else:
-            for i in range(start, start + n):
-                key, j = keys[i], i
-                while j > start and keys[j - one] > key:
-                    keys[j] = keys[j - one]
-                    j -= one
-                keys[j] = key
+            _insert_few(keys, no_order, start, start + n)
         for i in range(n):
             values[np.int64(place + i) * step] = _decode(np.uint64(sorted_keys[at + i]) ^ flip,
                                                          codec, top)
