@@ -32,8 +32,9 @@ def sort(x: ndarray, /, *, axis: int = -1, descending: bool = False,
     stable : bool
         Ignored: every sort gives the stable result (a radix sort, an insertion sort of rows
         nearly in order, or for values whose keys differ in few bits a counting sort, none of
-        which costs more for it; the quicksort of values whose keys differ in many bits, on
-        CPUs with AVX-512, gives it too, since equal keys are equal values).
+        which costs more for it; the quicksort of short rows of values, and of values whose
+        keys differ in many bits, on CPUs with AVX-512, gives it too, since equal keys are
+        equal values).
     """
     return _sort("sort", x, axis, descending, stable, None)
 

@@ -1,5 +1,6 @@
 """Sorting kernels: rows sorted stably on order-preserving integer keys (an LSD radix sort on
-the bits where the keys differ for long rows, a merge sort for short ones; one long real row is
+the bits where the keys differ for long rows, a merge sort for short ones, whose values go to
+the quicksort's sorting network where the CPU has AVX-512; one long real row is
 sorted over the engine's threads, its values by counting where few bits of their keys differ,
 else in buckets of their top bits, see :func:`sort_row`, and a shorter one in two halves, one
 per thread, then merged, see :func:`sort_in_halves`), and the searches that use the same order.
