@@ -1,5 +1,5 @@
-"""Sorting functions: sort, argsort (``kernels.sorting``: a stable radix sort, and for values
-with AVX-512 a quicksort of their keys).
+"""Sorting functions: sort, argsort (``kernels.sorting``: a stable radix sort, and with AVX-512
+a quicksort of the keys of values, or of 64-bit keys packed with their positions).
 
 The order is NumPy's: NaNs after +inf (before everything when descending), -0 equal to +0,
 complex numbers by real part then imaginary part, NaN components after numbers. Every sort is
@@ -34,7 +34,8 @@ def sort(x: ndarray, /, *, axis: int = -1, descending: bool = False,
         nearly in order, or for values whose keys differ in few bits a counting sort, none of
         which costs more for it; the quicksort of short rows of values, and of values whose
         keys differ in many bits, on CPUs with AVX-512, gives it too, since equal keys are
-        equal values).
+        equal values, and for positions of 64-bit keys, since the positions are packed into
+        the keys it sorts).
     """
     return _sort("sort", x, axis, descending, stable, None)
 

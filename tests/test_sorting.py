@@ -525,6 +525,33 @@ def test_values_of_wide_keys_match_numpy(dtype, n, values, descending):
     check_sorts(a, dtype, 0, descending)
 
 
+@pytest.mark.parametrize("dtype", ["int64", "uint64", "float64"])
+@pytest.mark.parametrize("values", ["crowded at both ends", "one half narrow"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_positions_of_keys_that_span_every_bit(dtype, values, descending):
+    """argsort of rows sorted in halves whose 64-bit keys span every bit: the keys packed with
+    positions keep only their top bits, and each run of keys equal in those is sorted again by
+    the rest. Keys crowded near both ends of the span make long runs; a first half of keys that
+    differ in a few bits is radix sorted before it is packed. Some values repeat, and keep
+    their order."""
+    rng = np.random.default_rng(5)
+    n = 2 * sorting.HALVES + 7
+    low = rng.integers(0, 1 << 20, n)
+    ends = rng.random(n) < 0.5
+    if values == "one half narrow":
+        ends[:n // 2] = True
+        low[n // 2:] = rng.integers(0, 1 << 62, n - n // 2)
+    if dtype == "float64":
+        a = np.where(ends, -1.0, 1.0) * (1.0 + low * 2.0 ** -52)
+    else:
+        info = np.iinfo(dtype)
+        a = np.where(ends, np.array(info.min, dtype) + low.astype(dtype),
+                     np.array(info.max, dtype) - low.astype(dtype))
+    a[rng.integers(0, n, n // 10)] = a[0]
+    check_sorts(a, dtype, 0, descending)
+    check_sorts(a[::-2], dtype, 0, descending)
+
+
 @pytest.mark.parametrize("dtype, values", [
     ("float32", lambda rng, n: rng.integers(-500, 500, n)),  # a thousand values: 17 bits
     ("int32", lambda rng, n: rng.integers(0, 1 << 18, n)),  # 18 bits, every value

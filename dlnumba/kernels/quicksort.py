@@ -141,19 +141,20 @@ def _quicksort(keys, spare, n, splits):
 
 
 @njit(nogil=True)
-def _split(first, first_n, second, second_n, spare):
+def _split(first, first_n, second, second_n, spare, ties):
     """Partition ``first[:first_n]`` and ``second[:second_n]`` together into ``spare`` around
     the median of a sample of both; return where the keys above it (or if none is below, the
-    keys above the least) start."""
+    keys above the least) start. Keys equal but in the bits ``ties`` stay on one side."""
     lanes = key_lanes(spare)
     sample = np.empty(2 * lanes, spare.dtype)
     for k in range(lanes):
         sample[k] = first[(2 * k + 1) * first_n // (2 * lanes)]
         sample[lanes + k] = second[(2 * k + 1) * second_n // (2 * lanes)]
     sort_vectors(sample, 0, 2 * lanes, 2)
-    pivot, n = sample[lanes], first_n + second_n
+    median, n = sample[lanes], first_n + second_n
+    sample[0], sample[1] = median & ~ties, median | ties  # the pivots below it and with it
     for inclusive in (False, True):
-        left, right = 0, n
+        pivot, left, right = sample[int(inclusive)], 0, n
         for keys, count in ((first, first_n), (second, second_n)):
             for at in range(0, count, lanes):
                 width = min(lanes, count - at)
@@ -196,13 +197,13 @@ def _quicksort_overload(keys, spare, n):
     return sort
 
 
-def split(first, first_n, second, second_n, spare):
+def split(first, first_n, second, second_n, spare, ties):
     """:func:`_split` where :func:`quicksorts` (compiled only)."""
 
 
 @overload(split)
-def _split_overload(first, first_n, second, second_n, spare):
+def _split_overload(first, first_n, second, second_n, spare, ties):
     if not compresses(spare.dtype.bitwidth):
-        return lambda first, first_n, second, second_n, spare: 0
-    return lambda first, first_n, second, second_n, spare: _split(first, first_n, second,
-                                                                  second_n, spare)
+        return lambda first, first_n, second, second_n, spare, ties: 0
+    return lambda first, first_n, second, second_n, spare, ties: _split(
+        first, first_n, second, second_n, spare, ties)

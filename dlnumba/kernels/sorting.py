@@ -8,7 +8,9 @@ A real row whose keys never fall, or always fall, is copied in its order or reve
 whose keys rarely fall is first tried by an insertion sort that stops when keys move far. Where
 the CPU has AVX-512, keys of values that differ in more bits than two radix passes cover (in a
 row sorted in halves, see :func:`_split_rather`) are quicksorted in vectors
-(:mod:`.quicksort`): equal keys are equal values, so the result is the stable sort's.
+(:mod:`.quicksort`): equal keys are equal values, so the result is the stable sort's. So are
+the positions of such a row of 64-bit keys, packed below the keys' top bits (runs equal in
+those are sorted again by the rest, see :func:`_pack_positions`).
 
 Every element becomes an unsigned key of its own width whose integer order is the sort order:
 unsigned integers as they are, signed ones with the sign bit flipped, IEEE floats (float16,
@@ -1033,20 +1035,21 @@ def _sort_half(src, unit, step, low, high, codec, flip, keys, spare, order, spar
     array) to the start of ``keys`` and sort them there stably, through the spares, all with
     room for the radix sort's gaps (which leaves its result in ``keys``): with their positions
     in ``order`` unless it is empty, or ``packed`` with them (see :func:`_encode_keys`): the
-    order of packed keys is the stable one. ``notes[0]`` is set to whether some
-    element is special (see :func:`_special`), ``notes[1]`` to whether the keys are left
-    unsorted, for the quicksort of the whole row (see :func:`_split_rather`). The insertion
-    sort is tried where at most one key in ``_FALLS`` falls below the one before it."""
+    order of packed keys is the stable one. ``notes`` are set to whether some element is
+    special (see :func:`_special`), whether the keys are left unsorted, for the quicksort of
+    the whole row (see :func:`_split_rather`), and the least and greatest key and the bits in
+    which some key differs from another (see :func:`_pack_positions`). The insertion sort is
+    tried where at most one key in ``_FALLS`` falls below the one before it."""
     wide_vectors()
     n = high - low
     special, least, greatest, varying, _, falls = _encode_keys(src, 0, step, low, high, unit,
                                                                keys, packed, codec, flip)
-    notes[0], notes[1] = special, 0
+    notes[0], notes[1], notes[2], notes[3], notes[4] = special, 0, least, greatest, varying
     near = falls <= n // _FALLS
     if order.size:
         for i in range(n):
             order[i] = low + i
-    if order.size or not (packed or quicksorts(keys)):
+    if not (packed or quicksorts(keys)):
         _sort_keys(keys, order, spare, spare_order, n, counts, near)
         return
     if near and _near(keys, order, 0, n):
@@ -1058,6 +1061,84 @@ def _sort_half(src, unit, step, low, high, codec, flip, keys, spare, order, spar
     notes[1] = not packed and _split_rather(keys, bits)
     if not notes[1]:
         _radix_keys(keys, order, spare, spare_order, n, counts, least, low_bit, bits)
+
+
+@njit(inline="always")
+def _pack_half(keys, order, n, least, shift, positions):
+    """Replace each of ``keys[:n]`` by its bits from ``shift`` on over ``least``, above its
+    position (from ``order``) in the lowest ``positions`` bits."""
+    for i in range(n):
+        keys[i] = (keys[i] - least) >> shift << positions | np.uint64(order[i])
+
+
+@njit(nogil=True)
+def _pack_positions(first, first_order, first_n, second, second_order, second_n, notes,
+                    packing):
+    """Pack the 64-bit keys of both halves of a row with their positions (``notes``: the halves'
+    from :func:`_sort_half`) in keys the quicksort sorts in the stable order: each key's bits
+    from the lowest where keys differ over the least key, as many of them as fit above the
+    bits of the positions. Set ``packing`` to the least key, that lowest bit, the lowest packed
+    bit and the positions' bits; return the positions' mask where keys whose packed bits are
+    equal may differ (see :func:`_sort_ties`), else 0."""
+    least = min(np.uint64(notes[2]), np.uint64(notes[7]))
+    greatest = max(np.uint64(notes[3]), np.uint64(notes[8]))
+    varying = np.uint64(notes[4]) | np.uint64(notes[9]) | (np.uint64(notes[2]) ^
+                                                           np.uint64(notes[7]))
+    low_bit, bits = _span(least, greatest, varying)
+    positions = _bit_length(np.uint64(first_n + second_n - 1))
+    shift = low_bit + max(0, bits - (64 - positions))
+    _pack_half(first, first_order, first_n, least, np.uint64(shift), np.uint64(positions))
+    _pack_half(second, second_order, second_n, least, np.uint64(shift), np.uint64(positions))
+    packing[0], packing[1], packing[2], packing[3] = least, low_bit, shift, positions
+    mask = (np.uint64(1) << np.uint64(positions)) - np.uint64(1)
+    return mask if shift > low_bit else np.uint64(0)
+
+
+@njit(inline="always")
+def _sort_ties(keys, low, high, src, unit, step, codec, flip, packing, spare):
+    """Sort each run of ``keys[low:high]`` (:func:`_pack_positions`'s, sorted) whose packed bits
+    are equal by the bits of their keys that did not fit, then positions: each key of the run
+    is packed again from its element (``src``, of ``unit`` items ``step`` apart), with those
+    bits (no more than the positions') above its position. ``spare`` as for the quicksort."""
+    least, low_bit = np.uint64(packing[0]), np.uint64(packing[1])
+    shift, positions = np.uint64(packing[2]), np.uint64(packing[3])
+    one, top = np.uint64(1), _top(unit)
+    mask, rest = (one << positions) - one, (one << (shift - low_bit)) - one
+    i = low + 1
+    while i < high:
+        block = min(i + _BLOCK, high)
+        tied = 0
+        for j in range(np.uint64(i), np.uint64(block)):  # LLVM vectorizes this search for a run
+            tied += keys[j] ^ keys[j - one] <= mask
+        if not tied:
+            i = block
+            continue
+        while keys[i] ^ keys[i - 1] > mask:
+            i += 1
+        start, end = i - 1, i + 1
+        while end < high and keys[end] ^ keys[start] <= mask:
+            end += 1
+        ordered = True
+        for k in range(start, end):
+            position = keys[k] & mask
+            key = _encode(np.uint64(src[np.int64(position) * step]), codec, top) ^ flip
+            keys[k] = ((key - least) >> low_bit & rest) << positions | position
+            ordered &= k == start or keys[k] > keys[k - 1]
+        if not ordered:
+            quicksort(keys[start:end], spare, end - start)
+        i = end + 1
+
+
+@njit(inline="always")
+def _write_positions(dst, t, dst_step, keys, low, high, mask):
+    """Write the positions in the bits ``mask`` of ``keys[low:high]`` from place ``t``, in a loop
+    that LLVM vectorizes where places are contiguous (see :func:`_write_run`)."""
+    if dst_step == 1:
+        for k in range(np.uint64(high - low)):
+            dst[np.uint64(t) + k] = np.int64(keys[np.uint64(low) + k] & mask)
+    else:
+        for k in range(high - low):
+            dst[np.uint64((t + k) * dst_step)] = np.int64(keys[low + k] & mask)
 
 
 @njit(inline="always")
@@ -1111,8 +1192,7 @@ def _write_run(dst, t, dst_step, keys, order, low, high, codec, flip, top, packe
         for k in range(np.uint64(high - low)):
             dst[np.uint64(t) + k] = order[np.uint64(low) + k]
     elif packed:
-        for k in range(np.uint64(high - low)):
-            dst[np.uint64(t) + k] = np.int64(keys[np.uint64(low) + k] & np.uint64(0xFFFFFFFF))
+        _write_positions(dst, t, 1, keys, low, high, np.uint64(0xFFFFFFFF))
     else:
         for k in range(np.uint64(high - low)):
             dst[np.uint64(t) + k] = _decode(np.uint64(keys[np.uint64(low) + k]) ^ flip, codec,
@@ -1188,13 +1268,16 @@ def _merge_half(first, first_order, first_n, second, second_order, second_n, sta
 
 # The words of a row sorted in halves (sort_in_halves), after the runner's: the phase, the row,
 # its result, the work arrays' addresses, the flip and the codec, each half's notes (whether it
-# has special elements, whether its keys are left for the quicksort: _sort_half), and where
-# the quicksort's split leaves the keys above its pivot. The phases: sort the halves, merge
-# them, split the keys of both, quicksort each part and write it.
+# has special elements, whether its keys are left for the quicksort, their span: _sort_half),
+# how positions are packed with 64-bit keys (_pack_positions), and where the quicksort's split
+# leaves the keys above its pivot. The phases: sort the halves, merge them, split the keys of
+# both, quicksort each part and write it.
 (_PHASE, _SRC, _SRC_STEP, _DST, _DST_STEP, _N, _KEYS, _SPARE, _ORDER, _SPARE_ORDER, _COUNTS,
  _FLIP, _CODEC) = range(13)
+_NOTED = 5  # words of notes per half
 _NOTES = _CODEC + 6
-_SPLIT = _NOTES + 4
+_PACKING = _NOTES + 2 * _NOTED
+_SPLIT = _PACKING + 4
 _HALF_WORDS = _SPLIT + 1
 _SORT, _MERGE, _SPLIT_KEYS, _QUICKSORT = range(4)
 
@@ -1211,7 +1294,8 @@ def _halves_piece(itemsize, indices):
     ``k`` of a row of ``itemsize``-byte units, or writes half ``k`` of its result (values, or
     with ``indices`` positions; ``words``: ``_PHASE`` to ``_SPLIT``), or in the quicksort's
     phases splits the keys of both halves (one piece) or quicksorts and writes part ``k``.
-    Positions of keys of up to 32 bits are packed with them (see :func:`_encode_keys`)."""
+    Positions of keys of up to 32 bits are packed with them (see :func:`_encode_keys`), those
+    of 64-bit keys for the quicksort only (see :func:`_pack_positions`)."""
     unit, position = UNITS[itemsize].dtype, _POSITION  # dtypes: a shipped piece is keyed by them
     result = position if indices else unit
     packed = _packs(itemsize, indices)
@@ -1244,10 +1328,15 @@ def _halves_piece(itemsize, indices):
                        keys[half], spare[half], order[half] if with_order else order,
                        spare_order[half] if with_order else spare_order,
                        counts[k * _COUNTED_ROOM:(k + 1) * _COUNTED_ROOM],
-                       words[_NOTES + 2 * k:_NOTES + 2 * k + 2], packed)
+                       words[_NOTES + _NOTED * k:_NOTES + _NOTED * (k + 1)], packed)
             return
         if phase == _SPLIT_KEYS:
-            words[_SPLIT] = split(keys, middle, keys[second], n - middle, spare)
+            ties = np.uint64(0)
+            if with_order:
+                ties = _pack_positions(keys, order, middle, keys[second], order[second],
+                                       n - middle, words[_NOTES:_PACKING],
+                                       words[_PACKING:_SPLIT])
+            words[_SPLIT] = split(keys, middle, keys[second], n - middle, spare, ties)
             return
         step = words[_DST_STEP]  # positive: a pointer's writes would seem to change the runs
         dst = carray(_typed_pointer(words[_DST], result), (n - 1) * step + 1)
@@ -1258,7 +1347,16 @@ def _halves_piece(itemsize, indices):
             return
         low, high = (0, words[_SPLIT]) if k == 0 else (words[_SPLIT], n)
         quicksort(spare[low:high], keys[half], high - low)
-        _write_run(dst, low, step, spare, order, low, high, codec, flip, _top(spare), packed)
+        if not with_order:
+            _write_run(dst, low, step, spare, order, low, high, codec, flip, _top(spare), packed)
+            return
+        packing = words[_PACKING:_SPLIT]
+        if packing[2] > packing[1]:  # some bits of the keys did not fit
+            src = _typed_pointer(words[_SRC], unit)
+            _sort_ties(spare, low, high, src, carray(src, 0), words[_SRC_STEP], codec, flip,
+                       packing, keys[half])
+        _write_positions(dst, low, step, spare, low, high,
+                         (np.uint64(1) << np.uint64(packing[3])) - np.uint64(1))
 
     return compile_run(piece, PIECE)
 
@@ -1420,8 +1518,9 @@ def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     """Sort one real row as :func:`sort_row` does, on two threads (``dst_step`` positive):
     each sorts the keys of half of the row in its cache (:func:`_sort_half`), then writes half
     of the stable merge of the two (:func:`_merge_half`). Keys that :func:`_sort_half` leaves
-    for the quicksort are split around a pivot instead (:func:`.quicksort.split`), and each
-    thread quicksorts and writes one part."""
+    for the quicksort are split around a pivot instead (:func:`.quicksort.split`), 64-bit ones
+    first packed with their positions (:func:`_pack_positions`), and each thread quicksorts
+    and writes one part."""
     room = n // 2 + 1 + (_GAP << _ONE_PASS)
     packed = _packs(unit.itemsize, indices)
     keys_bytes = _lines(2 * room * (8 if packed else unit.itemsize))
@@ -1432,18 +1531,20 @@ def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     spare_order = order + order_bytes
     counts = spare_order + order_bytes
     words = [0, src, src_step, dst, dst_step, n, keys, spare, order, spare_order, counts,
-             *_signed_words(flip, codec), 0, 0, 0, 0, 0]
+             *_signed_words(flip, codec), *[0] * (_HALF_WORDS - _NOTES)]
     piece = _halves_piece(unit.itemsize, indices)
     sorting = pieces_state(piece, 2, words)
     run_pieces(sorting)
-    notes = sorting[RUNNER_WORDS + _NOTES:RUNNER_WORDS + _NOTES + 4].tolist()
-    special, left = notes[0] or notes[2], notes[1] or notes[3]
+    notes = sorting[RUNNER_WORDS + _NOTES:RUNNER_WORDS + _PACKING].tolist()
+    words[_NOTES:_PACKING] = notes  # for the split, which packs positions with 64-bit keys
+    special, left = notes[0] or notes[_NOTED], notes[1] or notes[_NOTED + 1]
     words[_PHASE] = _MERGE
     if left:  # keys left for the quicksort
         words[_PHASE] = _SPLIT_KEYS
         splitting = pieces_state(piece, 1, words)
         run_pieces(splitting)
-        words[_PHASE], words[_SPLIT] = _QUICKSORT, int(splitting[RUNNER_WORDS + _SPLIT])
+        words[_PACKING:] = splitting[RUNNER_WORDS + _PACKING:].tolist()
+        words[_PHASE] = _QUICKSORT
     run_pieces(pieces_state(piece, 2, words))
     del owner  # the pieces are done with the work memory
     if not indices and special:
