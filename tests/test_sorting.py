@@ -202,6 +202,7 @@ def test_rows_sorted_in_halves_match_stable_numpy(dtype, values, descending):
     ("float32", lambda rng, n: rng.choice(np.array(_REALS, np.float32), n)),
     ("int32", lambda rng, n: rng.integers(-500, 500, n)),  # 10 bits: counted, or 1 pass
     ("int64", lambda rng, n: rng.integers(-2**63, 2**63 - 1, n) >> 20 << 20),  # low bits 0
+    ("int64", lambda rng, n: rng.integers(-2**30, 2**30, n) << 3),  # 31 bits: packed positions
     ("uint16", lambda rng, n: np.full(n, 7)),  # one value: counted in one bucket
     ("float16", lambda rng, n: rng.standard_normal(n)),  # 16 bits: counted
 ])
@@ -332,11 +333,12 @@ def test_insertion_takes_areas_crowded_at_a_rows_start():
 
 @pytest.mark.parametrize("first_fails", [False, True])
 def test_long_rows_of_64_bit_positions_after_a_failed_insertion(first_fails):
-    """A long row of 64-bit keys that falls rarely, whose insertion sort fails in the try on
-    copies of the halves' starts (the positions are not written then), or after it, in the
-    whole halves (the radix sort starts from the positions the insertion left)."""
+    """A long row of 64-bit keys that differ in more bits than leave room for positions, that
+    falls rarely, whose insertion sort fails in the try on copies of the halves' starts (the
+    positions are not written then), or after it, in the whole halves (the radix sort starts
+    from the positions the insertion left)."""
     n = 160 if first_fails else 2 * sorting._PROBED + 200
-    a = np.ones(n, np.int64)
+    a = np.full(n, 1 << 40, np.int64)
     a[[117, n - 4, n - 3, n - 2, n - 1] if first_fails else [n - 50, n - 1]] = 0
     with mock.patch.object(sorting, "PARALLEL_BYTES", 1):
         check_sorts(a, "int64", 0, False)

@@ -740,6 +740,16 @@ def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summ
 
 
 @entry_point()
+def pack_piece(keys, low, high, least, low_bit):
+    """Pack ``keys[low:high]``, 64-bit keys that differ in at most 32 bits from ``low_bit`` on
+    over ``least``, as :func:`encode_piece` packs keys of up to 32 bits: those bits in the upper
+    half of each, its position in the lower."""
+    wide_vectors()
+    for i in range(np.uint64(low), np.uint64(high)):
+        keys[i] = (keys[i] - least) >> low_bit << np.uint64(32) | i
+
+
+@entry_point()
 def near_piece(keys, order, low, high, done):
     """Try the insertion sort of ``keys[low:high]`` of a nearly sorted row (see ``_NEAR``; with
     their positions in ``order`` unless it is empty, which are first written); set ``done[0]``
@@ -1497,6 +1507,10 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     varying = np.bitwise_or.reduce(summary[:, 2] | (summary[:, 3] ^ summary[0, 3]))
     low_bit = (int(varying) & -int(varying)).bit_length() - 1 if varying else 0
     bits = int((summary[:, 1].max() - least) >> np.uint64(low_bit)).bit_length()
+    if indices and not packed and bits <= 32 and n <= 2 ** 32:  # 64-bit keys, packed after all
+        run_in_parallel(pack_piece, [(keys, low, high, least, np.uint64(low_bit))
+                                     for low, high in pieces])
+        packed, least, low_bit = True, np.uint64(0), 0
     done, order = False, _NO_ORDER  # 64-bit keys' positions: implicit until an insertion moves them
     if not indices and (bits <= _COUNTED or n >> bits >= _COUNTED_EACH):
         _count_row(keys, pieces, least, low_bit, bits, dst, dst_step, unit, codec, flip)
