@@ -31,7 +31,7 @@ uint8/16/32/64 array: four cover every dtype), the kernel (:func:`sort_rows` for
 :func:`order_rows` for positions) and whether rows are long enough for a radix sort; how bits
 become keys is runtime data (``codec``, see :func:`key_layout`). The passes of :func:`sort_row`
 compile per unit of the keys they move: the row's own, or uint64 for positions packed with keys
-of up to 32 bits.
+of up to 32 bits, or with 64-bit keys that differ in at most 32 (:func:`pack_piece`).
 """
 
 import functools
@@ -1494,7 +1494,8 @@ def sort_row(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     most one key in ``_FALLS`` falls below the one before it, by insertion in two halves, then
     merged, if that sorts them (:func:`_near_row`); else values in buckets of their top bits
     (:func:`_bucket_row`), positions, and values crowded in a few buckets, by a stable LSD
-    radix sort (:func:`_radix_row`).
+    radix sort (:func:`_radix_row`). Positions are packed with keys of up to 32 bits as they
+    are encoded, and with 64-bit keys that differ in at most 32 bits after (:func:`pack_piece`).
     """
     bounds = [n * k // THREADS for k in range(THREADS + 1)]
     pieces = list(zip(bounds[:-1], bounds[1:]))
