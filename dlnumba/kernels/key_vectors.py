@@ -65,13 +65,16 @@ def _address(context, builder, array_type, array, index, vector):
 
 
 @intrinsic
-def partition_vector(typingctx, src, at, count, pivot, inclusive, dst, left, right, slack):
+def partition_vector(typingctx, src, at, count, pivot, inclusive, dst, left, right, slack,
+                     above_first):
     """Read ``src[at:at + count]`` (``count`` at most a vector's lanes) and write the keys
     below ``pivot`` (or with ``inclusive`` not above it) from ``dst[left]`` on, the others to
     end at ``dst[right]``, in their order; return how many were below. With ``slack`` (a
     literal) the whole vector is stored at ``dst[left]``, where the places past the keys below
-    are free (a masked store costs more)."""
-    if not isinstance(slack, types.BooleanLiteral):
+    are free (a masked store costs more). With ``above_first`` (a literal) the sides swap: the
+    others from ``dst[left]`` on, the keys below to end at ``dst[right]``."""
+    if not isinstance(slack, types.BooleanLiteral) or not isinstance(above_first,
+                                                                     types.BooleanLiteral):
         return None
 
     def codegen(context, builder, signature, args):
@@ -89,9 +92,13 @@ def partition_vector(typingctx, src, at, count, pivot, inclusive, dst, left, rig
         lower = builder.zext(_intrinsic(builder, f"llvm.ctpop.i{vector.count}", bits.type,
                                         [bits]), ir.IntType(64))
         compress = f"llvm.x86.avx512.mask.compress.v{vector.count}i{vector.element.width}"
+        sides = [(below, lower), (above, builder.sub(n, lower))]
+        if above_first.literal_value:
+            sides.reverse()
+        (first, first_n), (last, last_n) = sides
         for mask, place, written, whole in (
-                (below, low, lower, slack.literal_value),
-                (above, builder.sub(high, builder.sub(n, lower)), builder.sub(n, lower), False)):
+                (first, low, first_n, slack.literal_value),
+                (last, builder.sub(high, last_n), last_n, False)):
             packed = _intrinsic(builder, compress, vector,
                                 [keys, ir.Constant(vector, ir.Undefined), mask])
             address = _address(context, builder, dst, target, place, vector)
@@ -102,7 +109,7 @@ def partition_vector(typingctx, src, at, count, pivot, inclusive, dst, left, rig
         return lower
 
     return types.intp(src, types.intp, types.intp, src.dtype, types.boolean, dst, types.intp,
-                      types.intp, slack), codegen
+                      types.intp, slack, above_first), codegen
 
 
 def _network(builder, vectors):

@@ -4,6 +4,8 @@ values, where equal keys are equal values and no order among them shows.
 Each range of keys is partitioned in place around the median of a sample, a vector at a time
 (:func:`_partition`); ranges of a few vectors' keys are sorted by a sorting network, and a range
 that its partitions keep splitting unevenly by a heapsort, which bounds the work on any data.
+A row sorted in halves on two threads is split around one pivot, each thread moving its half's
+keys (:func:`split_part`), and each part of it is then sorted from two runs (:func:`sort_runs`).
 """
 
 import numpy as np
@@ -31,14 +33,14 @@ def _partition(keys, low, high, pivot, inclusive, stash, block):
     while (read_right - read_left) % width:
         count = min((read_right - read_left) % width, lanes)
         below = partition_vector(keys, read_left, count, pivot, inclusive, keys, left, right,
-                                 False)
+                                 False, False)
         left, right, read_left = left + below, right - (count - below), read_left + count
     while read_left < read_right:
         from_left = read_left - left <= right - read_right
         for v in range(block):  # from the right, downward: its writes may reach the block
             at = read_left + v * lanes if from_left else read_right - (v + 1) * lanes
             below = partition_vector(keys, at, lanes, pivot, inclusive, keys, left, right,
-                                     True)  # past its keys below: read or free places
+                                     True, False)  # past its keys below: read or free places
             left, right = left + below, right - (lanes - below)
         if from_left:
             read_left += width
@@ -46,7 +48,7 @@ def _partition(keys, low, high, pivot, inclusive, stash, block):
             read_right -= width
     for v in range(2 * block):
         below = partition_vector(stash, v * lanes, lanes, pivot, inclusive, keys, left, right,
-                                 False)
+                                 False, False)
         left, right = left + below, right - (lanes - below)
     return left
 
@@ -140,30 +142,71 @@ def _quicksort(keys, spare, n, splits):
             _sort_leaf(keys, low, high)
 
 
-@njit(nogil=True)
-def _split(first, first_n, second, second_n, spare, ties):
-    """Partition ``first[:first_n]`` and ``second[:second_n]`` together into ``spare`` around
-    the median of a sample of both; return where the keys above it (or if none is below, the
-    keys above the least) start. Keys equal but in the bits ``ties`` stay on one side."""
-    lanes = key_lanes(spare)
-    sample = np.empty(2 * lanes, spare.dtype)
-    for k in range(lanes):
-        sample[k] = first[(2 * k + 1) * first_n // (2 * lanes)]
-        sample[lanes + k] = second[(2 * k + 1) * second_n // (2 * lanes)]
+@njit(inline="always")
+def _quicksort_range(keys, spare, n):
+    """Sort ``keys[:n]`` in place (see :func:`quicksort`)."""
+    if n <= _LEAF * key_lanes(keys):
+        _sort_leaf(keys, 0, n)
+        return
+    bits = 0
+    while n >> bits:
+        bits += 1
+    _quicksort(keys, spare, n, 2 * bits)  # twice the splits of even ones
+
+
+@njit(inline="always")
+def _split_pivot(sample, ties):
+    """The pivot of a split of keys at the median of ``sample`` (two vectors of them, sorted
+    here), and whether keys equal to it go below it: where the least of the sample is equal
+    to the median, else keys below it might be too few. Keys equal but in the bits ``ties``
+    fall on one side."""
+    lanes = key_lanes(sample)
     sort_vectors(sample, 0, 2 * lanes, 2)
-    median, n = sample[lanes], first_n + second_n
-    sample[0], sample[1] = median & ~ties, median | ties  # the pivots below it and with it
-    for inclusive in (False, True):
-        pivot, left, right = sample[int(inclusive)], 0, n
-        for keys, count in ((first, first_n), (second, second_n)):
-            for at in range(0, count, lanes):
-                width = min(lanes, count - at)
-                below = partition_vector(keys, at, width, pivot, inclusive, spare, left, right,
-                                         False)
-                left, right = left + below, right - (width - below)
-        if left:
-            return left
-    return n
+    median = sample[lanes]
+    inclusive = sample[0] ^ median <= ties
+    return (median | ties if inclusive else median & ~ties), inclusive
+
+
+@njit(inline="always")
+def _split_part(keys, count, pivot, inclusive, dst, low, high, above_first):
+    """Partition ``keys[:count]`` into ``dst[low:high]`` (``count`` places) around ``pivot``:
+    the keys below it (or with ``inclusive`` not above it) first, or with ``above_first``
+    last; return how many were below."""
+    lanes, below = key_lanes(keys), 0
+    for at in range(0, count, lanes):
+        width = min(lanes, count - at)
+        if above_first:
+            part = partition_vector(keys, at, width, pivot, inclusive, dst, low, high, False,
+                                    True)
+            low, high = low + width - part, high - part
+        else:
+            part = partition_vector(keys, at, width, pivot, inclusive, dst, low, high, False,
+                                    False)
+            low, high = low + part, high - (width - part)
+        below += part
+    return below
+
+
+@njit(inline="always")
+def _sort_runs(src, first, first_end, second, second_end, dst, t, ties, spare):
+    """Sort the keys of ``src[first:first_end]`` and ``src[second:second_end]`` together into
+    ``dst`` from place ``t``: the quicksort's first split, around the median of a sample of
+    both, moves them there, then each side is quicksorted (``ties`` as for
+    :func:`_split_pivot`, ``spare`` as for :func:`quicksort`)."""
+    lanes, first_n = key_lanes(src), first_end - first
+    n = first_n + second_end - second
+    if n == 0:
+        return
+    sample = np.empty(2 * lanes, src.dtype)
+    for j in range(2 * lanes):
+        i = (2 * j + 1) * n // (4 * lanes)
+        sample[j] = src[first + i] if i < first_n else src[second + i - first_n]
+    pivot, inclusive = _split_pivot(sample, ties)
+    below = _split_part(src[first:], first_n, pivot, inclusive, dst, t, t + n, False)
+    below += _split_part(src[second:], n - first_n, pivot, inclusive, dst, t + below,
+                         t + n - (first_n - below), False)
+    for low, high in ((t, t + below), (t + below, t + n)):
+        _quicksort_range(dst[low:high], spare, high - low)
 
 
 def quicksorts(keys):
@@ -186,24 +229,39 @@ def _quicksort_overload(keys, spare, n):
     if not compresses(keys.dtype.bitwidth):
         return lambda keys, spare, n: None
 
-    def sort(keys, spare, n):
-        if n <= _LEAF * key_lanes(keys):
-            _sort_leaf(keys, 0, n)
-            return
-        bits = 0
-        while n >> bits:
-            bits += 1
-        _quicksort(keys, spare, n, 2 * bits)  # twice the splits of even ones
-    return sort
+    return lambda keys, spare, n: _quicksort_range(keys, spare, n)
 
 
-def split(first, first_n, second, second_n, spare, ties):
-    """:func:`_split` where :func:`quicksorts` (compiled only)."""
+def split_pivot(sample, ties):
+    """:func:`_split_pivot` where :func:`quicksorts` (compiled only)."""
 
 
-@overload(split)
-def _split_overload(first, first_n, second, second_n, spare, ties):
-    if not compresses(spare.dtype.bitwidth):
-        return lambda first, first_n, second, second_n, spare, ties: 0
-    return lambda first, first_n, second, second_n, spare, ties: _split(
-        first, first_n, second, second_n, spare, ties)
+@overload(split_pivot)
+def _split_pivot_overload(sample, ties):
+    if not compresses(sample.dtype.bitwidth):
+        return lambda sample, ties: (sample[0], False)
+    return lambda sample, ties: _split_pivot(sample, ties)
+
+
+def split_part(keys, count, pivot, inclusive, dst, low, high, above_first):
+    """:func:`_split_part` where :func:`quicksorts` (compiled only)."""
+
+
+@overload(split_part)
+def _split_part_overload(keys, count, pivot, inclusive, dst, low, high, above_first):
+    if not compresses(keys.dtype.bitwidth):
+        return lambda keys, count, pivot, inclusive, dst, low, high, above_first: 0
+    return lambda keys, count, pivot, inclusive, dst, low, high, above_first: _split_part(
+        keys, count, pivot, inclusive, dst, low, high, above_first)
+
+
+def sort_runs(src, first, first_end, second, second_end, dst, t, ties, spare):
+    """:func:`_sort_runs` where :func:`quicksorts` (compiled only)."""
+
+
+@overload(sort_runs)
+def _sort_runs_overload(src, first, first_end, second, second_end, dst, t, ties, spare):
+    if not compresses(src.dtype.bitwidth):
+        return lambda src, first, first_end, second, second_end, dst, t, ties, spare: None
+    return lambda src, first, first_end, second, second_end, dst, t, ties, spare: _sort_runs(
+        src, first, first_end, second, second_end, dst, t, ties, spare)

@@ -10,7 +10,7 @@ the CPU has AVX-512, keys of values that differ in more bits than two radix pass
 row sorted in halves, see :func:`_split_rather`) are quicksorted in vectors
 (:mod:`.quicksort`): equal keys are equal values, so the result is the stable sort's. So are
 the positions of such a row of 64-bit keys, packed below the keys' top bits (runs equal in
-those are sorted again by the rest, see :func:`_pack_positions`).
+those are sorted again by the rest, see :func:`_packing`).
 
 Every element becomes an unsigned key of its own width whose integer order is the sort order:
 unsigned integers as they are, signed ones with the sign bit flipped, IEEE floats (float16,
@@ -47,9 +47,9 @@ from ..shared.plan import make_plan
 from ..shared.tags import UNITS
 from .threads import (PARALLEL_BYTES, PIECE, RUNNER_WORDS, THREADS, WORD, pieces_state,
                       rows_apart, run_in_parallel, run_pieces)
-from .quicksort import quicksort, quicksorts, split
+from .quicksort import quicksort, quicksorts, sort_runs, split_part, split_pivot
 from .transfer import _typed_pointer
-from .vectors import wide_vectors
+from .vectors import lanes, wide_vectors
 from .walk import Direct, advance, compile_run, entry_point, odometer
 
 _SMALL = 16  # merge sorts start from runs this long, sorted by insertion
@@ -94,6 +94,7 @@ _SEARCHED = 128  # an insertion finds a key's place among so many keys before it
 _PROBED = 1 << 15  # a long row sorted with positions first tries the insertion on so many keys
 _FALLS = 8  # long rows whose keys fall below the one before at most once in this many try it
 _BLOCK = 4096  # rows are checked for order, and written when in order, in blocks this long
+_CHUNK = 1024  # keys packed at a time for a split: they stay in the first-level cache
 
 
 @njit(inline="always")
@@ -739,6 +740,13 @@ def encode_piece(address, step, low, high, unit, codec, flip, keys, packed, summ
         src, 0, step, low, high, unit, keys[low:], packed, codec, flip)
 
 
+@njit(inline="always")
+def _packed(key, position, least, shift, positions):
+    """A 64-bit key's bits from ``shift`` on over ``least``, above its ``position`` in the
+    lowest ``positions`` bits."""
+    return (key - least) >> shift << positions | np.uint64(position)
+
+
 @entry_point()
 def pack_piece(keys, low, high, least, low_bit):
     """Pack ``keys[low:high]``, 64-bit keys that differ in at most 32 bits from ``low_bit`` on
@@ -746,7 +754,7 @@ def pack_piece(keys, low, high, least, low_bit):
     half of each, its position in the lower."""
     wide_vectors()
     for i in range(np.uint64(low), np.uint64(high)):
-        keys[i] = (keys[i] - least) >> low_bit << np.uint64(32) | i
+        keys[i] = _packed(keys[i], i, least, low_bit, np.uint64(32))
 
 
 @entry_point()
@@ -1048,7 +1056,7 @@ def _sort_half(src, unit, step, low, high, codec, flip, keys, spare, order, spar
     order of packed keys is the stable one. ``notes`` are set to whether some element is
     special (see :func:`_special`), whether the keys are left unsorted, for the quicksort of
     the whole row (see :func:`_split_rather`), and the least and greatest key and the bits in
-    which some key differs from another (see :func:`_pack_positions`). The insertion sort is
+    which some key differs from another (see :func:`_packing`). The insertion sort is
     tried where at most one key in ``_FALLS`` falls below the one before it."""
     wide_vectors()
     n = high - low
@@ -1074,39 +1082,65 @@ def _sort_half(src, unit, step, low, high, codec, flip, keys, spare, order, spar
 
 
 @njit(inline="always")
-def _pack_half(keys, order, n, least, shift, positions):
-    """Replace each of ``keys[:n]`` by its bits from ``shift`` on over ``least``, above its
-    position (from ``order``) in the lowest ``positions`` bits."""
-    for i in range(n):
-        keys[i] = (keys[i] - least) >> shift << positions | np.uint64(order[i])
-
-
-@njit(nogil=True)
-def _pack_positions(first, first_order, first_n, second, second_order, second_n, notes,
-                    packing):
-    """Pack the 64-bit keys of both halves of a row with their positions (``notes``: the halves'
-    from :func:`_sort_half`) in keys the quicksort sorts in the stable order: each key's bits
-    from the lowest where keys differ over the least key, as many of them as fit above the
-    bits of the positions. Set ``packing`` to the least key, that lowest bit, the lowest packed
-    bit and the positions' bits; return the positions' mask where keys whose packed bits are
-    equal may differ (see :func:`_sort_ties`), else 0."""
+def _packing(notes, n):
+    """How the 64-bit keys of both halves of a row of ``n`` (``notes``: the halves' from
+    :func:`_sort_half`) are packed with their positions, in keys the quicksort sorts in the
+    stable order (:func:`_packed`): each key's bits from the lowest where keys differ over the
+    least key, as many of them as fit above the bits of the positions. Returns the least key,
+    that lowest bit, the lowest packed bit, the positions' bits, and the positions' mask where
+    keys whose packed bits are equal may differ (see :func:`_sort_ties`), else 0."""
     least = min(np.uint64(notes[2]), np.uint64(notes[7]))
     greatest = max(np.uint64(notes[3]), np.uint64(notes[8]))
     varying = np.uint64(notes[4]) | np.uint64(notes[9]) | (np.uint64(notes[2]) ^
                                                            np.uint64(notes[7]))
     low_bit, bits = _span(least, greatest, varying)
-    positions = _bit_length(np.uint64(first_n + second_n - 1))
+    positions = _bit_length(np.uint64(n - 1))
     shift = low_bit + max(0, bits - (64 - positions))
-    _pack_half(first, first_order, first_n, least, np.uint64(shift), np.uint64(positions))
-    _pack_half(second, second_order, second_n, least, np.uint64(shift), np.uint64(positions))
-    packing[0], packing[1], packing[2], packing[3] = least, low_bit, shift, positions
     mask = (np.uint64(1) << np.uint64(positions)) - np.uint64(1)
-    return mask if shift > low_bit else np.uint64(0)
+    return least, low_bit, shift, positions, mask if shift > low_bit else np.uint64(0)
+
+
+@njit(inline="always")
+def _split_half(keys, order, spare, n, room, k, notes):
+    """Partition half ``k`` of a row's keys (``keys[k * room:]``; with an ``order`` first
+    packed with their positions, see :func:`_packing`) into its half of ``spare`` around the
+    pivot of a sample of both halves, the same for both (:func:`.quicksort.split_pivot`): the
+    first half's keys below it first, the second's last, so that those above it lie together
+    between them. Returns how many were below, and the packing and the mask of ties, 0
+    without an ``order``."""
+    halves = (n // 2, n - n // 2)
+    least, low_bit, shift, positions, ties = _packing(notes, n)
+    shift, positions = np.uint64(shift), np.uint64(positions)
+    ties = ties if order.size else np.uint64(0)
+    width = lanes(spare)
+    sample = np.empty(2 * width, spare.dtype)
+    for j in range(2 * width):
+        half = j // width
+        i = half * room + (2 * (j % width) + 1) * halves[half] // (2 * width)
+        sample[j] = _packed(keys[i], order[i], least, shift, positions) if order.size else \
+            keys[i]
+    pivot, inclusive = split_pivot(sample, ties)
+    count, own = halves[k], k * room
+    low = 0 if k == 0 else halves[0]
+    high = low + count
+    if not order.size:
+        below = split_part(keys[own:], count, pivot, inclusive, spare, low, high, k == 1)
+        return below, (least, low_bit, shift, positions, ties)
+    below, chunk = 0, np.empty(_CHUNK, spare.dtype)
+    for start in range(0, count, _CHUNK):
+        m = min(_CHUNK, count - start)
+        for i in range(np.uint64(m)):  # unsigned: a signed index's wraparound check stops
+            at = np.uint64(own + start) + i  # LLVM vectorizing this loop
+            chunk[i] = _packed(keys[at], order[at], least, shift, positions)
+        part = split_part(chunk, m, pivot, inclusive, spare, low, high, k == 1)
+        low, high = (low + part, high - (m - part)) if k == 0 else (low + m - part, high - part)
+        below += part
+    return below, (least, low_bit, shift, positions, ties)
 
 
 @njit(inline="always")
 def _sort_ties(keys, low, high, src, unit, step, codec, flip, packing, spare):
-    """Sort each run of ``keys[low:high]`` (:func:`_pack_positions`'s, sorted) whose packed bits
+    """Sort each run of ``keys[low:high]`` (:func:`_packing`'s, sorted) whose packed bits
     are equal by the bits of their keys that did not fit, then positions: each key of the run
     is packed again from its element (``src``, of ``unit`` items ``step`` apart), with those
     bits (no more than the positions') above its position. ``spare`` as for the quicksort."""
@@ -1279,16 +1313,16 @@ def _merge_half(first, first_order, first_n, second, second_order, second_n, sta
 # The words of a row sorted in halves (sort_in_halves), after the runner's: the phase, the row,
 # its result, the work arrays' addresses, the flip and the codec, each half's notes (whether it
 # has special elements, whether its keys are left for the quicksort, their span: _sort_half),
-# how positions are packed with 64-bit keys (_pack_positions), and where the quicksort's split
-# leaves the keys above its pivot. The phases: sort the halves, merge them, split the keys of
-# both, quicksort each part and write it.
+# how positions are packed with 64-bit keys (_packing), and how many keys of each half the
+# split puts below its pivot. The phases: sort the halves, merge them, split the keys of both,
+# quicksort each part and write it.
 (_PHASE, _SRC, _SRC_STEP, _DST, _DST_STEP, _N, _KEYS, _SPARE, _ORDER, _SPARE_ORDER, _COUNTS,
  _FLIP, _CODEC) = range(13)
 _NOTED = 5  # words of notes per half
 _NOTES = _CODEC + 6
 _PACKING = _NOTES + 2 * _NOTED
-_SPLIT = _PACKING + 4
-_HALF_WORDS = _SPLIT + 1
+_SPLIT = _PACKING + 5
+_HALF_WORDS = _SPLIT + 2
 _SORT, _MERGE, _SPLIT_KEYS, _QUICKSORT = range(4)
 
 
@@ -1303,9 +1337,9 @@ def _halves_piece(itemsize, indices):
     """The address of ``piece(words, k)`` (:func:`.threads.pieces_state`) that sorts half
     ``k`` of a row of ``itemsize``-byte units, or writes half ``k`` of its result (values, or
     with ``indices`` positions; ``words``: ``_PHASE`` to ``_SPLIT``), or in the quicksort's
-    phases splits the keys of both halves (one piece) or quicksorts and writes part ``k``.
-    Positions of keys of up to 32 bits are packed with them (see :func:`_encode_keys`), those
-    of 64-bit keys for the quicksort only (see :func:`_pack_positions`)."""
+    phases splits the keys of half ``k`` (:func:`_split_half`) or quicksorts and writes part
+    ``k``. Positions of keys of up to 32 bits are packed with them (see :func:`_encode_keys`),
+    those of 64-bit keys for the quicksort only (see :func:`_packing`)."""
     unit, position = UNITS[itemsize].dtype, _POSITION  # dtypes: a shipped piece is keyed by them
     result = position if indices else unit
     packed = _packs(itemsize, indices)
@@ -1341,12 +1375,12 @@ def _halves_piece(itemsize, indices):
                        words[_NOTES + _NOTED * k:_NOTES + _NOTED * (k + 1)], packed)
             return
         if phase == _SPLIT_KEYS:
-            ties = np.uint64(0)
-            if with_order:
-                ties = _pack_positions(keys, order, middle, keys[second], order[second],
-                                       n - middle, words[_NOTES:_PACKING],
-                                       words[_PACKING:_SPLIT])
-            words[_SPLIT] = split(keys, middle, keys[second], n - middle, spare, ties)
+            below, packing = _split_half(keys, order, spare, n, room, k,
+                                         words[_NOTES:_PACKING])
+            words[_SPLIT + k] = below
+            if k == 0:
+                words[_PACKING], words[_PACKING + 1], words[_PACKING + 2], \
+                    words[_PACKING + 3], words[_PACKING + 4] = packing
             return
         step = words[_DST_STEP]  # positive: a pointer's writes would seem to change the runs
         dst = carray(_typed_pointer(words[_DST], result), (n - 1) * step + 1)
@@ -1355,17 +1389,24 @@ def _halves_piece(itemsize, indices):
                         order[second] if with_order else order, n - middle, low, high, dst, step,
                         codec, flip, packed)
             return
-        low, high = (0, words[_SPLIT]) if k == 0 else (words[_SPLIT], n)
-        quicksort(spare[low:high], keys[half], high - low)
+        first_below, second_below = words[_SPLIT], words[_SPLIT + 1]
+        below, packing = first_below + second_below, words[_PACKING:_SPLIT]
+        ties, scratch = np.uint64(packing[4]), spare[n:] if k == 0 else keys[n:]
+        if k == 0:  # the keys below the pivot, at both ends of the spare
+            sort_runs(spare, 0, first_below, n - second_below, n, keys, 0, ties, scratch)
+            low, high = 0, below
+        else:
+            sort_runs(spare, first_below, middle, middle, n - second_below, keys, below, ties,
+                      scratch)
+            low, high = below, n
         if not with_order:
-            _write_run(dst, low, step, spare, order, low, high, codec, flip, _top(spare), packed)
+            _write_run(dst, low, step, keys, order, low, high, codec, flip, _top(keys), packed)
             return
-        packing = words[_PACKING:_SPLIT]
-        if packing[2] > packing[1]:  # some bits of the keys did not fit
+        if ties:  # some bits of the keys did not fit
             src = _typed_pointer(words[_SRC], unit)
-            _sort_ties(spare, low, high, src, carray(src, 0), words[_SRC_STEP], codec, flip,
-                       packing, keys[half])
-        _write_positions(dst, low, step, spare, low, high,
+            _sort_ties(keys, low, high, src, carray(src, 0), words[_SRC_STEP], codec, flip,
+                       packing, scratch)
+        _write_positions(dst, low, step, keys, low, high,
                          (np.uint64(1) << np.uint64(packing[3])) - np.uint64(1))
 
     return compile_run(piece, PIECE)
@@ -1533,9 +1574,9 @@ def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     """Sort one real row as :func:`sort_row` does, on two threads (``dst_step`` positive):
     each sorts the keys of half of the row in its cache (:func:`_sort_half`), then writes half
     of the stable merge of the two (:func:`_merge_half`). Keys that :func:`_sort_half` leaves
-    for the quicksort are split around a pivot instead (:func:`.quicksort.split`), 64-bit ones
-    first packed with their positions (:func:`_pack_positions`), and each thread quicksorts
-    and writes one part."""
+    for the quicksort are split around a pivot instead, each thread splitting its half
+    (:func:`_split_half`; 64-bit keys are packed with their positions as they are split), and
+    each thread quicksorts and writes one part."""
     room = n // 2 + 1 + (_GAP << _ONE_PASS)
     packed = _packs(unit.itemsize, indices)
     keys_bytes = _lines(2 * room * (8 if packed else unit.itemsize))
@@ -1556,7 +1597,7 @@ def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     words[_PHASE] = _MERGE
     if left:  # keys left for the quicksort
         words[_PHASE] = _SPLIT_KEYS
-        splitting = pieces_state(piece, 1, words)
+        splitting = pieces_state(piece, 2, words)
         run_pieces(splitting)
         words[_PACKING:] = splitting[RUNNER_WORDS + _PACKING:].tolist()
         words[_PHASE] = _QUICKSORT
