@@ -149,12 +149,20 @@ def _encode_keys(src, s, step, low, high, unit, keys, packed, codec, flip):
     lower half. Return whether some element is special (:func:`_special`), the least and the
     greatest key, the bits in which some key differs from the first one, that first key, and
     how many keys are less than the one before them. A contiguous row has a loop of its own,
-    which LLVM vectorizes; no branch is on the data."""
+    which LLVM vectorizes, and one for integers, whose keys are their bits xor-ed (as
+    :func:`_encode` gives them, without its branches on the data); no branch is on the data."""
     top = _top(unit)
     first = _encode(np.uint64(src[s + low * step]), codec, top) ^ flip
     least, greatest, varying, special, falls = first, first, np.uint64(0), False, 0
     start, before = s + low * step, first
-    if step == 1:
+    if step == 1 and codec[1] == codec[2]:
+        shift = codec[1] ^ flip
+        for i in range(np.uint64(high - low)):
+            key = np.uint64(src[np.uint64(start) + i]) ^ shift
+            keys[i] = key << np.uint64(32) | np.uint64(low) + i if packed else key
+            least, greatest, varying = min(least, key), max(greatest, key), varying | (key ^ first)
+            falls, before = falls + (key < before), key
+    elif step == 1:
         for i in range(high - low):
             bits = np.uint64(src[start + i])
             special |= _special(bits, codec, top)
