@@ -319,6 +319,28 @@ def test_long_nearly_sorted_rows_are_merged_from_insertion_sorted_halves(dtype, 
     assert merge.called
 
 
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float64"])
+@pytest.mark.parametrize("shift", [0, 1, sorting._SKIPPED - 1])
+@pytest.mark.parametrize("long", [False, True])
+def test_insertion_finds_each_fall_among_blocks_in_order(dtype, shift, long):
+    """Rows in order but for keys that fall at the first or last place of a block of
+    ``_SKIPPED`` that the insertion would pass over, each equal to a key some places before
+    it: fewer than ``_WALKED`` (it walks there), or more (it is searched for). Every fall is
+    found and ties keep their order, in rows sorted in halves and over the threads."""
+    rng = np.random.default_rng(shift)
+    n = (3 * (sorting.PARALLEL_BYTES // np.dtype(dtype).itemsize) // 2 if long
+         else 3 * sorting.HALVES // 2) + 5
+    a = np.arange(n) // 2
+    blocks = rng.choice(np.arange(3, n // sorting._SKIPPED - 1), n // 2000, replace=False)
+    for block, back in zip(blocks, rng.choice([1, 2, sorting._WALKED - 1, sorting._WALKED + 7,
+                                               150], blocks.size)):
+        place = block * sorting._SKIPPED + shift + 1
+        a[place] = a[place - back]
+    a = a.astype(dtype)
+    check_sorts(a, dtype, 0, False)
+    check_sorts(a[::-1], dtype, 0, True)
+
+
 def test_insertion_takes_areas_crowded_at_a_rows_start():
     """Half of a row of NumPy's random_unsorted_area whose first 3000 keys hold twice the
     average of areas out of order (a 64K row drawn with seed 0) is sorted by insertion."""
