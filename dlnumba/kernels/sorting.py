@@ -1114,13 +1114,14 @@ def _sort_half(src, unit, step, low, high, codec, flip, keys, spare, order, spar
 
 
 @njit(inline="always")
-def _packing(notes, n):
+def _packing(notes, n, with_order):
     """How the 64-bit keys of both halves of a row of ``n`` (``notes``: the halves' from
-    :func:`_sort_half`) are packed with their positions, in keys the quicksort sorts in the
-    stable order (:func:`_packed`): each key's bits from the lowest where keys differ over the
-    least key, as many of them as fit above the bits of the positions. Returns the least key,
-    that lowest bit, the lowest packed bit, the positions' bits, and the positions' mask where
-    keys whose packed bits are equal may differ (see :func:`_sort_ties`), else 0."""
+    :func:`_sort_half`) are packed with their positions ``with_order``, in keys the quicksort
+    sorts in the stable order (:func:`_packed`): each key's bits from the lowest where keys
+    differ over the least key, as many of them as fit above the bits of the positions. Returns
+    the least key, that lowest bit, the lowest packed bit, the positions' bits (uint64s), and
+    the positions' mask where keys whose packed bits are equal may differ (see
+    :func:`_sort_ties`), else (and without ``with_order``) 0."""
     least = min(np.uint64(notes[2]), np.uint64(notes[7]))
     greatest = max(np.uint64(notes[3]), np.uint64(notes[8]))
     varying = np.uint64(notes[4]) | np.uint64(notes[9]) | (np.uint64(notes[2]) ^
@@ -1129,45 +1130,44 @@ def _packing(notes, n):
     positions = _bit_length(np.uint64(n - 1))
     shift = low_bit + max(0, bits - (64 - positions))
     mask = (np.uint64(1) << np.uint64(positions)) - np.uint64(1)
-    return least, low_bit, shift, positions, mask if shift > low_bit else np.uint64(0)
+    ties = mask if with_order and shift > low_bit else np.uint64(0)
+    return least, np.uint64(low_bit), np.uint64(shift), np.uint64(positions), ties
 
 
 @njit(inline="always")
 def _split_half(keys, order, spare, n, room, k, notes):
-    """Partition half ``k`` of a row's keys (``keys[k * room:]``; with an ``order`` first
-    packed with their positions, see :func:`_packing`) into its half of ``spare`` around the
-    pivot of a sample of both halves, the same for both (:func:`.quicksort.split_pivot`): the
-    first half's keys below it first, the second's last, so that those above it lie together
-    between them. Returns how many were below, and the packing and the mask of ties, 0
-    without an ``order``."""
-    halves = (n // 2, n - n // 2)
-    least, low_bit, shift, positions, ties = _packing(notes, n)
-    shift, positions = np.uint64(shift), np.uint64(positions)
-    ties = ties if order.size else np.uint64(0)
+    """Partition half ``k`` of a row's keys (``keys[k * room:]``; with an ``order`` packed
+    with their positions as they go, see :func:`_packing`) into its half of ``spare`` around
+    the pivot of a sample of both halves, the same for both (:func:`.quicksort.split_pivot`):
+    the first half's keys below it first, the second's last, so that those above it lie
+    together between them, a chunk at a time. Returns how many were below."""
+    with_order, halves = order.size > 0, (n // 2, n - n // 2)
+    least, _, shift, positions, ties = _packing(notes, n, with_order)
     width = lanes(spare)
     sample = np.empty(2 * width, spare.dtype)
     for j in range(2 * width):
         half = j // width
         i = half * room + (2 * (j % width) + 1) * halves[half] // (2 * width)
-        sample[j] = _packed(keys[i], order[i], least, shift, positions) if order.size else \
+        sample[j] = _packed(keys[i], order[i], least, shift, positions) if with_order else \
             keys[i]
     pivot, inclusive = split_pivot(sample, ties)
-    count, own = halves[k], k * room
+    own = k * room
     low = 0 if k == 0 else halves[0]
-    high = low + count
-    if not order.size:
-        below = split_part(keys[own:], count, pivot, inclusive, spare, low, high, k == 1)
-        return below, (least, low_bit, shift, positions, ties)
-    below, chunk = 0, np.empty(_CHUNK, spare.dtype)
-    for start in range(0, count, _CHUNK):
-        m = min(_CHUNK, count - start)
-        for i in range(np.uint64(m)):  # unsigned: a signed index's wraparound check stops
-            at = np.uint64(own + start) + i  # LLVM vectorizing this loop
-            chunk[i] = _packed(keys[at], order[at], least, shift, positions)
-        part = split_part(chunk, m, pivot, inclusive, spare, low, high, k == 1)
-        low, high = (low + part, high - (m - part)) if k == 0 else (low + m - part, high - part)
-        below += part
-    return below, (least, low_bit, shift, positions, ties)
+    below, high = 0, low + halves[k]
+    chunk = np.empty(_CHUNK if with_order else 0, spare.dtype)
+    for start in range(0, halves[k], _CHUNK):
+        m = min(_CHUNK, halves[k] - start)
+        part = keys[own + start:]
+        if with_order:
+            for i in range(np.uint64(m)):  # unsigned: a signed index's wraparound check
+                at = np.uint64(own + start) + i  # stops LLVM vectorizing this loop
+                chunk[i] = _packed(keys[at], order[at], least, shift, positions)
+            part = chunk
+        split = split_part(part, m, pivot, inclusive, spare, low, high, k == 1)
+        low, high = (low + split, high - (m - split)) if k == 0 else \
+            (low + m - split, high - split)
+        below += split
+    return below
 
 
 @njit(inline="always")
@@ -1176,8 +1176,7 @@ def _sort_ties(keys, low, high, src, unit, step, codec, flip, packing, spare):
     are equal by the bits of their keys that did not fit, then positions: each key of the run
     is packed again from its element (``src``, of ``unit`` items ``step`` apart), with those
     bits (no more than the positions') above its position. ``spare`` as for the quicksort."""
-    least, low_bit = np.uint64(packing[0]), np.uint64(packing[1])
-    shift, positions = np.uint64(packing[2]), np.uint64(packing[3])
+    least, low_bit, shift, positions, _ = packing
     one, top = np.uint64(1), _top(unit)
     mask, rest = (one << positions) - one, (one << (shift - low_bit)) - one
     i = low + 1
@@ -1344,16 +1343,15 @@ def _merge_half(first, first_order, first_n, second, second_order, second_n, sta
 
 # The words of a row sorted in halves (sort_in_halves), after the runner's: the phase, the row,
 # its result, the work arrays' addresses, the flip and the codec, each half's notes (whether it
-# has special elements, whether its keys are left for the quicksort, their span: _sort_half),
-# how positions are packed with 64-bit keys (_packing), and how many keys of each half the
-# split puts below its pivot. The phases: sort the halves, merge them, split the keys of both,
-# quicksort each part and write it.
+# has special elements, whether its keys are left for the quicksort, their span: _sort_half,
+# from which _packing derives how positions are packed with 64-bit keys), and how many keys of
+# each half the split puts below its pivot. The phases: sort the halves, merge them, split the
+# keys of both, quicksort each part and write it.
 (_PHASE, _SRC, _SRC_STEP, _DST, _DST_STEP, _N, _KEYS, _SPARE, _ORDER, _SPARE_ORDER, _COUNTS,
  _FLIP, _CODEC) = range(13)
 _NOTED = 5  # words of notes per half
 _NOTES = _CODEC + 6
-_PACKING = _NOTES + 2 * _NOTED
-_SPLIT = _PACKING + 5
+_SPLIT = _NOTES + 2 * _NOTED
 _HALF_WORDS = _SPLIT + 2
 _SORT, _MERGE, _SPLIT_KEYS, _QUICKSORT = range(4)
 
@@ -1407,12 +1405,7 @@ def _halves_piece(itemsize, indices):
                        words[_NOTES + _NOTED * k:_NOTES + _NOTED * (k + 1)], packed)
             return
         if phase == _SPLIT_KEYS:
-            below, packing = _split_half(keys, order, spare, n, room, k,
-                                         words[_NOTES:_PACKING])
-            words[_SPLIT + k] = below
-            if k == 0:
-                words[_PACKING], words[_PACKING + 1], words[_PACKING + 2], \
-                    words[_PACKING + 3], words[_PACKING + 4] = packing
+            words[_SPLIT + k] = _split_half(keys, order, spare, n, room, k, words[_NOTES:_SPLIT])
             return
         step = words[_DST_STEP]  # positive: a pointer's writes would seem to change the runs
         dst = carray(_typed_pointer(words[_DST], result), (n - 1) * step + 1)
@@ -1422,8 +1415,9 @@ def _halves_piece(itemsize, indices):
                         codec, flip, packed)
             return
         first_below, second_below = words[_SPLIT], words[_SPLIT + 1]
-        below, packing = first_below + second_below, words[_PACKING:_SPLIT]
-        ties, scratch = np.uint64(packing[4]), spare[n:] if k == 0 else keys[n:]
+        below, scratch = first_below + second_below, spare[n:] if k == 0 else keys[n:]
+        packing = _packing(words[_NOTES:_SPLIT], n, with_order)
+        ties = packing[4]
         if k == 0:  # the keys below the pivot, at both ends of the spare
             sort_runs(spare, 0, first_below, n - second_below, n, keys, 0, ties, scratch)
             low, high = 0, below
@@ -1439,7 +1433,7 @@ def _halves_piece(itemsize, indices):
             _sort_ties(keys, low, high, src, carray(src, 0), words[_SRC_STEP], codec, flip,
                        packing, scratch)
         _write_positions(dst, low, step, keys, low, high,
-                         (np.uint64(1) << np.uint64(packing[3])) - np.uint64(1))
+                         (np.uint64(1) << packing[3]) - np.uint64(1))
 
     return compile_run(piece, PIECE)
 
@@ -1623,15 +1617,15 @@ def sort_in_halves(src, src_step, dst, dst_step, n, unit, codec, flip, indices):
     piece = _halves_piece(unit.itemsize, indices)
     sorting = pieces_state(piece, 2, words)
     run_pieces(sorting)
-    notes = sorting[RUNNER_WORDS + _NOTES:RUNNER_WORDS + _PACKING].tolist()
-    words[_NOTES:_PACKING] = notes  # for the split, which packs positions with 64-bit keys
+    notes = sorting[RUNNER_WORDS + _NOTES:RUNNER_WORDS + _SPLIT].tolist()
+    words[_NOTES:_SPLIT] = notes  # for the split, which packs positions with 64-bit keys
     special, left = notes[0] or notes[_NOTED], notes[1] or notes[_NOTED + 1]
     words[_PHASE] = _MERGE
     if left:  # keys left for the quicksort
         words[_PHASE] = _SPLIT_KEYS
         splitting = pieces_state(piece, 2, words)
         run_pieces(splitting)
-        words[_PACKING:] = splitting[RUNNER_WORDS + _PACKING:].tolist()
+        words[_SPLIT:] = splitting[RUNNER_WORDS + _SPLIT:].tolist()
         words[_PHASE] = _QUICKSORT
     run_pieces(pieces_state(piece, 2, words))
     del owner  # the pieces are done with the work memory
